@@ -1,0 +1,43 @@
+
+/**
+ * Runtime configuration. Everything is read from process.env at call time (not at import),
+ * because Next.js bundles route handlers separately from server.ts: the environment is the
+ * one channel both see. server.ts resolves defaults and generated secrets into process.env
+ * before the first request is handled.
+ */
+export function dataDir(): string {
+  const dir = process.env.DEFGUARD_DATA_DIR || "./data";
+  return dir.startsWith("/") ? dir : `${process.cwd()}/${dir.replace(/^\.\//, "")}`;
+}
+
+export function httpPort(): number {
+  return Number(process.env.PORT || 8000);
+}
+
+export function grpcPort(): number {
+  return Number(process.env.DEFGUARD_GRPC_PORT || 50055);
+}
+
+export function publicUrl(): string {
+  return (process.env.DEFGUARD_URL || `http://localhost:${httpPort()}`).replace(/\/+$/, "");
+}
+
+export function cookieSecure(): boolean {
+  const v = (process.env.DEFGUARD_COOKIE_INSECURE || "").toLowerCase();
+  return !(v === "1" || v === "true" || v === "yes");
+}
+
+export const SECRET_NAMES = {
+  secretKey: "DEFGUARD_SECRET_KEY",
+  gatewaySecret: "DEFGUARD_GATEWAY_SECRET",
+  workerSecret: "DEFGUARD_YUBIBRIDGE_SECRET",
+  encryptionKey: "DEFGUARD_ENCRYPTION_KEY",
+} as const;
+export type SecretName = keyof typeof SECRET_NAMES;
+
+/** A secret from the environment; throws if server start-up did not provide it. */
+export function secret(name: SecretName): string {
+  const v = process.env[SECRET_NAMES[name]];
+  if (!v) throw new Error(`${SECRET_NAMES[name]} is not set (server start-up resolves it)`);
+  return v;
+}

@@ -1,0 +1,52 @@
+import { sql } from "drizzle-orm";
+import { boolean, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+
+export const users = pgTable(
+  "users",
+  {
+    id: serial("id").primaryKey(),
+    username: text("username").notNull(),
+    /** argon2id PHC string; null for users created for enrollment or from LDAP/OpenID. */
+    passwordHash: text("password_hash"),
+    firstName: text("first_name").notNull().default(""),
+    lastName: text("last_name").notNull().default(""),
+    email: text("email").notNull(),
+    phone: text("phone"),
+    isActive: boolean("is_active").notNull().default(true),
+    enrolled: boolean("enrolled").notNull().default(true),
+    mfaEnabled: boolean("mfa_enabled").notNull().default(false),
+    /** "None" | "OneTimePassword" | "Webauthn" | "Email" (API.md UserInfo.mfa_method) */
+    mfaMethod: text("mfa_method").notNull().default("None"),
+    totpEnabled: boolean("totp_enabled").notNull().default(false),
+    emailMfaEnabled: boolean("email_mfa_enabled").notNull().default(false),
+    ldapPassRequiresChange: boolean("ldap_pass_requires_change").notNull().default(false),
+    createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex("users_username_lower_idx").on(sql`lower(${t.username})`),
+    uniqueIndex("users_email_lower_idx").on(sql`lower(${t.email})`),
+  ],
+);
+
+export const groups = pgTable(
+  "groups",
+  {
+    id: serial("id").primaryKey(),
+    name: text("name").notNull(),
+    isAdmin: boolean("is_admin").notNull().default(false),
+  },
+  (t) => [uniqueIndex("groups_name_idx").on(t.name)],
+);
+
+export const groupUsers = pgTable(
+  "group_users",
+  {
+    groupId: integer("group_id")
+      .notNull()
+      .references(() => groups.id, { onDelete: "cascade" }),
+    userId: integer("user_id")
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index("group_users_user_idx").on(t.userId)],
+);

@@ -1,0 +1,22 @@
+/**
+ * Domain errors. Services throw these; the route wrapper in lib/http maps them to statuses.
+ * `msg` is what the client sees, so it must never carry internals.
+ */
+export class AppError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 503,
+    readonly msg: string,
+    readonly field?: string,
+  ) {
+    super(msg);
+    this.name = "AppError";
+  }
+}
+
+export const badRequest = (msg: string, field?: string) => new AppError(400, field ? `${field}: ${msg}` : msg, field);
+export const unauthorized = (msg = "unauthorized") => new AppError(401, msg);
+export const forbidden = (msg = "forbidden") => new AppError(403, msg);
+export const notFound = (msg = "not found") => new AppError(404, msg);
+export const conflict = (msg: string, field?: string) => new AppError(409, msg, field);
+export const unprocessable = (msg: string, field?: string) => new AppError(422, msg, field);
+export const tooManyRequests = (msg: string) => new AppError(429, msg);

@@ -1,0 +1,198 @@
+import { randomUUID } from "node:crypto";
+import { z, type ZodType } from "zod";
+import en from "../../messages/en.json";
+import { AppError } from "../errors";
+import { findSession, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
+import { safeEqual } from "../crypto";
+import { parseCookies } from "./cookies";
+
+/**
+ * Who may call a route:
+ * - public: anyone;
+ * - session: any session, also one still waiting for its second factor (MFA steps);
+ * - user: a signed-in user (MFA completed where enabled);
+ * - admin: a signed-in admin;
+ * - self-or-admin: a signed-in user whose username is the route's `self` parameter, or an admin.
+ */
+export type Access = "public" | "session" | "user" | "admin" | "self-or-admin";
+
+export interface Caller {
+  session: Session;
+  sessionToken: string;
+  user: Session["user"];
+  isAdmin: boolean;
+}
+
+export interface Ctx<B, Q> {
+  req: Request;
+  params: Record<string, string>;
+  body: B;
+  query: Q;
+  caller: Caller | null;
+  ip: string | null;
+  userAgent: string | null;
+  requestId: string;
+  cookies: Record<string, string>;
+}
+
+export interface RouteOptions<B extends ZodType | undefined, Q extends ZodType | undefined> {
+  access: Access;
+  body?: B;
+  query?: Q;
+  /** Parameter holding the username for self-or-admin routes. */
+  self?: string;
+  /** Body size limit in bytes (default 1 MiB). */
+  maxBody?: number;
+  /** Skip the anti-forgery check (only for sign-in, which replaces the session). */
+  skipXsrf?: boolean;
+}
+
+type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
+type NextCtx = { params: Promise<Record<string, string | string[]>> };
+export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) & {
+  access: Access;
+  self?: string;
+};
+
+const CLIENT_IP_HEADER = "x-defguard-client-ip";
+const DEFAULT_MAX_BODY = 1024 * 1024;
+const validationText = (en as { validation: Record<string, string> }).validation;
+
+export function json(data: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
+  const headers = new Headers(init.headers);
+  headers.set("content-type", "application/json");
+  headers.set("cache-control", "no-store");
+  return new Response(data === undefined ? "null" : JSON.stringify(data), { status: init.status ?? 200, headers });
+}
+
+export function errorResponse(status: number, msg: string, extra: Record<string, unknown> = {}): Response {
+  return json({ msg, ...extra }, { status });
+}
+
+/** Turn a zod error into "field: message" with the message key mapped to English. */
+export function zodMessage(err: z.ZodError, root?: string): { msg: string; field: string } {
+  const issue = err.issues[0];
+  const path = issue.path.map(String).join(".") || root || "body";
+  const text = validationText[issue.message] ?? issue.message;
+  return { msg: `${path}: ${text}`, field: path };
+}
+
+async function readJson(req: Request, limit: number): Promise<unknown> {
+  const len = Number(req.headers.get("content-length") || 0);
+  if (len > limit) throw new AppError(400, `request body is larger than ${limit} bytes`);
+  const text = await req.text();
+  if (Buffer.byteLength(text) > limit) throw new AppError(400, `request body is larger than ${limit} bytes`);
+  if (!text.trim()) return {};
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new AppError(400, "request body is not valid JSON");
+  }
+}
+
+function queryObject(url: URL): Record<string, string | string[]> {
+  const q: Record<string, string | string[]> = {};
+  for (const [k, v] of url.searchParams) {
+    const prev = q[k];
+    q[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
+  }
+  return q;
+}
+
+function isAuthenticated(s: Session): boolean {
+  return s.state === "authenticated";
+}
+
+/**
+ * The wrapper every /api/v1 handler uses. It resolves the caller from the session cookie,
+ * enforces the access level and the anti-forgery token, parses input with zod, and maps
+ * errors: AppError -> its status and msg; anything else -> 500 with a request id (logged).
+ */
+export function route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(
+  opts: RouteOptions<B, Q>,
+  handler: (ctx: Ctx<Infer<B>, Infer<Q>>) => Promise<Response | unknown>,
+): RouteHandler {
+  const fn = async (req: Request, nextCtx: NextCtx): Promise<Response> => {
+    const requestId = randomUUID();
+    try {
+      const rawParams = (await nextCtx?.params) ?? {};
+      const params: Record<string, string> = {};
+      for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
+      const cookies = parseCookies(req.headers.get("cookie"));
+      const method = req.method.toUpperCase();
+      const unsafe = !["GET", "HEAD", "OPTIONS"].includes(method);
+
+      let caller: Caller | null = null;
+      const token = cookies[SESSION_COOKIE];
+      if (token) {
+        const session = await findSession(token);
+        if (session && session.user.isActive) {
+          caller = { session, sessionToken: token, user: session.user, isAdmin: session.user.isAdmin };
+        }
+      }
+      if (caller && unsafe && !opts.skipXsrf) {
+        const header = req.headers.get(XSRF_HEADER) ?? "";
+        if (!header || !safeEqual(header, xsrfTokenFor(caller.sessionToken))) {
+          return errorResponse(403, "missing or invalid X-XSRF-TOKEN header");
+        }
+      }
+
+      if (opts.access !== "public") {
+        if (!caller) return errorResponse(401, "not signed in");
+        if (opts.access !== "session" && !isAuthenticated(caller.session)) {
+          return errorResponse(401, "second authentication factor required");
+        }
+        if (opts.access === "admin" && !caller.isAdmin) return errorResponse(403, "admin access required");
+        if (opts.access === "self-or-admin") {
+          const target = params[opts.self ?? "username"];
+          if (!caller.isAdmin && caller.user.username !== target) return errorResponse(403, "access denied");
+        }
+      }
+
+      let body: unknown = undefined;
+      if (opts.body) {
+        const raw = await readJson(req, opts.maxBody ?? DEFAULT_MAX_BODY);
+        const parsed = opts.body.safeParse(raw);
+        if (!parsed.success) {
+          const { msg, field } = zodMessage(parsed.error);
+          return errorResponse(400, msg, { field });
+        }
+        body = parsed.data;
+      }
+      let query: unknown = undefined;
+      if (opts.query) {
+        const parsed = opts.query.safeParse(queryObject(new URL(req.url)));
+        if (!parsed.success) {
+          const { msg, field } = zodMessage(parsed.error);
+          return errorResponse(400, msg, { field });
+        }
+        query = parsed.data;
+      }
+
+      const out = await handler({
+        req,
+        params,
+        body: body as Infer<B>,
+        query: query as Infer<Q>,
+        caller,
+        ip: req.headers.get(CLIENT_IP_HEADER),
+        userAgent: req.headers.get("user-agent"),
+        requestId,
+        cookies,
+      });
+      return out instanceof Response ? out : json(out);
+    } catch (err) {
+      if (err instanceof AppError) {
+        return errorResponse(err.status, err.msg, err.field ? { field: err.field } : {});
+      }
+      const pgCode = (err as { code?: string }).code;
+      if (pgCode === "23505") return errorResponse(409, "already exists");
+      if (pgCode === "22P02" || pgCode === "22003") return errorResponse(400, "invalid value");
+      console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, err);
+      return errorResponse(500, "internal server error", { request_id: requestId });
+    }
+  };
+  return Object.assign(fn, { access: opts.access, self: opts.self });
+}
+
+export { XSRF_COOKIE, SESSION_COOKIE };

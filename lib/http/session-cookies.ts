@@ -1,0 +1,22 @@
+import { SESSION_COOKIE, SESSION_TTL_SECONDS, XSRF_COOKIE, xsrfTokenFor } from "../auth/session";
+import { serializeCookie } from "./cookies";
+
+/** Set-Cookie values for a new session: the HttpOnly session cookie and the readable XSRF token. */
+export function sessionCookies(token: string): string[] {
+  return [
+    serializeCookie(SESSION_COOKIE, token, { httpOnly: true, sameSite: "Lax", maxAge: SESSION_TTL_SECONDS }),
+    serializeCookie(XSRF_COOKIE, xsrfTokenFor(token), { httpOnly: false, sameSite: "Lax", maxAge: SESSION_TTL_SECONDS }),
+  ];
+}
+
+export function clearedSessionCookies(): string[] {
+  return [
+    serializeCookie(SESSION_COOKIE, "", { httpOnly: true, maxAge: 0 }),
+    serializeCookie(XSRF_COOKIE, "", { maxAge: 0 }),
+  ];
+}
+
+export function withCookies(res: Response, cookies: string[]): Response {
+  for (const c of cookies) res.headers.append("set-cookie", c);
+  return res;
+}

@@ -1,0 +1,50 @@
+import { z } from "zod";
+
+/**
+ * Shared field rules. Messages are keys under `validation.` in messages/*.json: forms
+ * translate them, the API turns them into English via lib/http.
+ */
+export const V = {
+  required: "required",
+  tooLong: "tooLong",
+  tooShort: "tooShort",
+  forbiddenChars: "forbiddenChars",
+  invalidEmail: "invalidEmail",
+  passwordDigit: "passwordDigit",
+  passwordSpecial: "passwordSpecial",
+  passwordUpper: "passwordUpper",
+  passwordLower: "passwordLower",
+  invalidPhone: "invalidPhone",
+  invalidUrl: "invalidUrl",
+  invalidType: "invalidType",
+} as const;
+
+/** zod error option: "required" when the value is missing, "invalidType" when it has the wrong type. */
+export const requiredOrType = {
+  error: (iss: { input?: unknown }) => (iss.input === undefined || iss.input === null ? V.required : V.invalidType),
+};
+
+/** Usernames: 1-63 chars of [A-Za-z0-9._-], not starting with ".", "-" or "_" (API.md). */
+export const usernameSchema = z
+  .string(requiredOrType)
+  .trim()
+  .min(1, { error: V.required })
+  .max(63, { error: V.tooLong })
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: V.forbiddenChars });
+
+/** Passwords: 8-128 chars with upper, lower, digit and special character (API.md). */
+export const passwordSchema = z
+  .string(requiredOrType)
+  .min(8, { error: V.tooShort })
+  .max(128, { error: V.tooLong })
+  .regex(/[0-9]/, { error: V.passwordDigit })
+  .regex(/[^A-Za-z0-9]/, { error: V.passwordSpecial })
+  .regex(/[A-Z]/, { error: V.passwordUpper })
+  .regex(/[a-z]/, { error: V.passwordLower });
+
+export const emailSchema = z
+  .string(requiredOrType)
+  .trim()
+  .min(1, { error: V.required })
+  .max(254, { error: V.tooLong })
+  .pipe(z.email({ error: V.invalidEmail }));
