@@ -62,6 +62,12 @@ async function main() {
       if (!res.headersSent) res.writeHead(500).end();
     });
   });
+  server.on("error", async (err) => {
+    console.error(`[defguard] cannot serve on ${host}:${port}: ${err.message}`);
+    await closeDb().catch(() => {});
+    if (embedded) await embedded.stop().catch(() => {});
+    process.exit(1);
+  });
   server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms)`));
 
   let stopping = false;

@@ -17,6 +17,8 @@ export const V = {
   invalidPhone: "invalidPhone",
   invalidUrl: "invalidUrl",
   invalidType: "invalidType",
+  invalidNumber: "invalidNumber",
+  invalidDate: "invalidDate",
 } as const;
 
 /** zod error option: "required" when the value is missing, "invalidType" when it has the wrong type. */
@@ -48,3 +50,20 @@ export const emailSchema = z
   .min(1, { error: V.required })
   .max(254, { error: V.tooLong })
   .pipe(z.email({ error: V.invalidEmail }));
+
+/** Person names: free text, but no control characters or angle brackets. */
+export const personNameSchema = z
+  .string(requiredOrType)
+  .trim()
+  .min(1, { error: V.required })
+  .max(128, { error: V.tooLong })
+  .regex(/^[^<>\p{Cc}]*$/u, { error: V.forbiddenChars });
+
+/** Phone numbers: optional; digits with the usual separators and an optional leading "+". */
+export const phoneSchema = z
+  .string({ error: V.invalidType })
+  .trim()
+  .max(32, { error: V.tooLong })
+  .regex(/^(\+?[0-9][0-9 ()./-]{2,31})?$/, { error: V.invalidPhone })
+  .nullish()
+  .transform((v) => (v ? v : null));

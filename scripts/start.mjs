@@ -34,7 +34,8 @@ if (needsBuild()) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-const child = spawn(process.execPath, [join(root, "node_modules/tsx/dist/cli.mjs"), "server.ts", ...process.argv.slice(2)], {
+// One process (tsx as a loader): signals reach the server directly.
+const child = spawn(process.execPath, ["--import", "tsx", "server.ts", ...process.argv.slice(2)], {
   stdio: "inherit",
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));

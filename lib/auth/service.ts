@@ -4,7 +4,8 @@ import { loginFailures, loginLockouts, users } from "../db/schema";
 import { AppError, tooManyRequests, unauthorized } from "../errors";
 import type { LoginInput } from "./schema";
 import { verifyPassword } from "./password";
-import { createSession } from "./session";
+import { createSession, deleteSessionByToken } from "./session";
+import { recordActivity } from "../activity/service";
 
 /** Lockout rule (API.md): 5 failures within 60 s lock the login for 5 minutes. */
 export const LOCKOUT = { maxFailures: 5, windowSeconds: 60, lockSeconds: 300 } as const;
@@ -92,10 +93,18 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
   const ok = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !ok) {
     await recordFailure(key);
+    await recordActivity(getDb(), { userId: user?.id ?? null, username: user?.username ?? key.slice(0, 64), ip: meta.ip }, {
+      event: "user_login_failed",
+      description: user ? "Wrong password" : "Unknown user",
+    });
     throw unauthorized(MSG.badCredentials);
   }
   await clearFailures(key);
-  if (!user.isActive) throw new AppError(401, MSG.disabled);
+  const actor = { userId: user.id, username: user.username, ip: meta.ip };
+  if (!user.isActive) {
+    await recordActivity(getDb(), actor, { event: "user_login_failed", description: "Account is disabled" });
+    throw new AppError(401, MSG.disabled);
+  }
 
   if (user.mfaEnabled) {
     const token = await createSession(getDb(), user.id, "password_verified", meta);
@@ -112,5 +121,12 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
     };
   }
   const token = await createSession(getDb(), user.id, "authenticated", meta);
+  await recordActivity(getDb(), actor, { event: "user_login" });
   return { kind: "signed_in", userId: user.id, token };
+}
+
+/** POST /auth/logout: end this session. */
+export async function logout(sessionToken: string, actor: { userId: number; username: string; ip: string | null }) {
+  await deleteSessionByToken(sessionToken);
+  await recordActivity(getDb(), actor, { event: "user_logout" });
 }

@@ -26,8 +26,15 @@ export interface Session {
   user: SessionUser;
 }
 
-/** Admin role: membership of any group flagged is_admin (API.md). */
-export const isAdminSql = (userId: unknown) =>
+/**
+ * Outer-query column references for correlated subqueries. Drizzle renders a column without
+ * its table name in single-table selects, where "id" would bind to the subquery's own table.
+ */
+export const USERS_ID = sql.raw('"users"."id"');
+export const GROUPS_ID = sql.raw('"groups"."id"');
+
+/** Admin role: membership of any group flagged is_admin (API.md). `userId` defaults to the outer users row. */
+export const isAdminSql = (userId: unknown = USERS_ID) =>
   sql<boolean>`exists (select 1 from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${userId} and g.is_admin)`;
 
 export async function createSession(
@@ -59,7 +66,7 @@ export async function findSession(token: string): Promise<Session | null> {
       username: users.username,
       isActive: users.isActive,
       mfaEnabled: users.mfaEnabled,
-      isAdmin: isAdminSql(users.id),
+      isAdmin: isAdminSql(),
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))

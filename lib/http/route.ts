@@ -196,3 +196,10 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
 }
 
 export { XSRF_COOKIE, SESSION_COOKIE };
+
+/** The activity-log actor for a request: the signed-in caller and the client address. */
+export function actorOf(ctx: { caller: Caller | null; ip: string | null }) {
+  return ctx.caller
+    ? { userId: ctx.caller.user.id, username: ctx.caller.user.username, ip: ctx.ip }
+    : { userId: null, username: "anonymous", ip: ctx.ip };
+}

@@ -1,6 +1,9 @@
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { settings } from "../db/schema";
+import { encryptSecret } from "../crypto";
+import { recordActivity, type Actor } from "../activity/service";
+import type { SettingsPatch } from "./schema";
 
 export type Settings = typeof settings.$inferSelect;
 
@@ -26,4 +29,52 @@ export async function getEssentials() {
     webhooks_enabled: s.webhooksEnabled,
     worker_enabled: s.workerEnabled,
   };
+}
+
+function smtpConfigured(s: Settings): boolean {
+  return Boolean(s.smtpServer && s.smtpPort && s.smtpSender);
+}
+
+/** GET /settings (admin): everything except secrets, which show only whether they are set. */
+export function settingsView(s: Settings) {
+  return {
+    instance_name: s.instanceName,
+    main_logo_url: s.mainLogoUrl,
+    nav_logo_url: s.navLogoUrl,
+    wireguard_enabled: s.wireguardEnabled,
+    webhooks_enabled: s.webhooksEnabled,
+    worker_enabled: s.workerEnabled,
+    openid_enabled: s.openidEnabled,
+    smtp_server: s.smtpServer,
+    smtp_port: s.smtpPort,
+    smtp_encryption: s.smtpEncryption,
+    smtp_user: s.smtpUser,
+    smtp_password_set: Boolean(s.smtpPasswordEnc),
+    smtp_sender: s.smtpSender,
+    smtp_configured: smtpConfigured(s),
+  };
+}
+
+/** PATCH /settings: apply the fields present; an empty smtp_password keeps the stored one. */
+export async function patchSettings(tx: Tx, actor: Actor, p: SettingsPatch) {
+  const set: Partial<typeof settings.$inferInsert> = {};
+  if (p.instance_name !== undefined) set.instanceName = p.instance_name;
+  if (p.main_logo_url !== undefined) set.mainLogoUrl = p.main_logo_url;
+  if (p.nav_logo_url !== undefined) set.navLogoUrl = p.nav_logo_url;
+  if (p.wireguard_enabled !== undefined) set.wireguardEnabled = p.wireguard_enabled;
+  if (p.webhooks_enabled !== undefined) set.webhooksEnabled = p.webhooks_enabled;
+  if (p.worker_enabled !== undefined) set.workerEnabled = p.worker_enabled;
+  if (p.openid_enabled !== undefined) set.openidEnabled = p.openid_enabled;
+  if (p.smtp_server !== undefined) set.smtpServer = p.smtp_server || null;
+  if (p.smtp_port !== undefined) set.smtpPort = p.smtp_port ?? null;
+  if (p.smtp_encryption !== undefined) set.smtpEncryption = p.smtp_encryption;
+  if (p.smtp_user !== undefined) set.smtpUser = p.smtp_user || null;
+  if (p.smtp_sender !== undefined) set.smtpSender = p.smtp_sender || null;
+  if (p.smtp_password === null) set.smtpPasswordEnc = null;
+  else if (p.smtp_password) set.smtpPasswordEnc = encryptSecret(p.smtp_password);
+  await getSettings(tx);
+  if (Object.keys(set).length) await tx.update(settings).set(set).where(eq(settings.id, 1));
+  const changed = Object.keys(p).filter((k) => k !== "smtp_password" || p.smtp_password !== undefined);
+  await recordActivity(tx, actor, { event: "settings_changed", description: `Settings changed: ${changed.join(", ") || "none"}` });
+  return settingsView(await getSettings(tx));
 }

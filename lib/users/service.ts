@@ -1,8 +1,26 @@
-import { eq, sql } from "drizzle-orm";
+import { and, asc, count, desc, eq, ilike, inArray, isNull, gt, or, sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { groupUsers, groups, users } from "../db/schema";
-import { notFound } from "../errors";
-import { isAdminSql } from "../auth/session";
+import { groupUsers, groups, passwordResetTokens, users } from "../db/schema";
+import { badRequest, conflict, forbidden, notFound } from "../errors";
+import { isAdminSql, deleteUserSessions, USERS_ID } from "../auth/session";
+import { hashPassword, verifyPassword } from "../auth/password";
+import { randomToken, sha256hex } from "../crypto";
+import { publicUrl } from "../config";
+import { recordActivity, type Actor } from "../activity/service";
+import { transaction } from "../events";
+import { getSettings } from "../settings/service";
+import { passwordResetMail, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
+import type { CreateUserInput, ListUsersQuery, UpdateUserInput } from "./schema";
+
+export const MSG = {
+  usernameTaken: "username is already in use",
+  emailTaken: "email already taken",
+  lastAdmin: "the last active admin cannot lose admin rights",
+  adminOnlyField: "only an admin can change this field",
+  wrongOldPassword: "old password is incorrect",
+  ownPasswordViaProfile: "use your profile to change your own password",
+  resetInvalid: "password reset link is invalid or has expired",
+} as const;
 
 /** UserInfo of API.md. */
 export interface UserInfo {
@@ -24,19 +42,9 @@ export interface UserInfo {
   ldap_pass_requires_change: boolean;
 }
 
-export async function getUserInfo(userId: number, tx: Tx = getDb()): Promise<UserInfo> {
-  const [u] = await tx
-    .select({
-      user: users,
-      isAdmin: isAdminSql(users.id),
-      groups: sql<string[]>`coalesce((select array_agg(g.name order by g.name) from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${users.id}), '{}')`,
-    })
-    .from(users)
-    .where(eq(users.id, userId))
-    .limit(1);
-  if (!u) throw notFound("user not found");
-  return toUserInfo(u.user, u.isAdmin, u.groups);
-}
+const groupsSql = sql<string[]>`coalesce((select array_agg(g.name order by g.name) from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${USERS_ID}), '{}')`;
+
+const userInfoColumns = { user: users, isAdmin: isAdminSql(), groups: groupsSql };
 
 export function toUserInfo(u: typeof users.$inferSelect, isAdmin: boolean, groupNames: string[]): UserInfo {
   return {
@@ -57,4 +65,273 @@ export function toUserInfo(u: typeof users.$inferSelect, isAdmin: boolean, group
     authorized_apps: [],
     ldap_pass_requires_change: u.ldapPassRequiresChange,
   };
+}
+
+export async function getUserInfo(userId: number, tx: Tx = getDb()): Promise<UserInfo> {
+  const [u] = await tx.select(userInfoColumns).from(users).where(eq(users.id, userId)).limit(1);
+  if (!u) throw notFound("user not found");
+  return toUserInfo(u.user, u.isAdmin, u.groups);
+}
+
+export async function findUserByUsername(tx: Tx, username: string) {
+  const [u] = await tx.select().from(users).where(sql`lower(${users.username}) = lower(${username})`).limit(1);
+  return u ?? null;
+}
+
+async function requireUser(tx: Tx, username: string) {
+  const u = await findUserByUsername(tx, username);
+  if (!u) throw notFound("user not found");
+  return u;
+}
+
+/** GET /user. Without `page` it answers the full array (defguard clients expect that). */
+export async function listUsers(q: ListUsersQuery) {
+  const where: SQL[] = [];
+  if (q.search) {
+    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(
+      or(
+        ilike(users.username, like),
+        ilike(users.firstName, like),
+        ilike(users.lastName, like),
+        ilike(users.email, like),
+        ilike(users.phone, like),
+        sql`(${users.firstName} || ' ' || ${users.lastName}) ilike ${like}`,
+      )!,
+    );
+  }
+  if (q.filter === "admins") where.push(isAdminSql());
+  if (q.filter === "users") where.push(sql`not ${isAdminSql()}`);
+  const cond = where.length ? and(...where) : undefined;
+  const order =
+    q.sort === "name"
+      ? [asc(users.lastName), asc(users.firstName), asc(users.id)]
+      : q.sort === "-name"
+        ? [desc(users.lastName), desc(users.firstName), desc(users.id)]
+        : q.sort === "-username"
+          ? [desc(users.username)]
+          : [asc(users.username)];
+  const db = getDb();
+  const base = db.select(userInfoColumns).from(users).where(cond).orderBy(...order);
+  if (q.page === undefined) {
+    const rows = await base;
+    return rows.map((r) => toUserInfo(r.user, r.isAdmin, r.groups));
+  }
+  const pageSize = q.page_size ?? 50;
+  const [rows, [{ total }]] = await Promise.all([
+    base.limit(pageSize).offset((q.page - 1) * pageSize),
+    db.select({ total: count() }).from(users).where(cond),
+  ]);
+  const totalPages = Math.max(1, Math.ceil(total / pageSize));
+  return {
+    data: rows.map((r) => toUserInfo(r.user, r.isAdmin, r.groups)),
+    pagination: {
+      current_page: q.page,
+      page_size: pageSize,
+      total_items: total,
+      total_pages: totalPages,
+      next_page: q.page < totalPages ? q.page + 1 : null,
+    },
+  };
+}
+
+/** GET /user/{username}: the user with their devices and security keys (filled by later domains). */
+export async function getUserDetails(username: string) {
+  const u = await requireUser(getDb(), username);
+  return { user: await getUserInfo(u.id), devices: [] as unknown[], security_keys: [] as { id: number; name: string }[] };
+}
+
+async function assertUsernameFree(tx: Tx, username: string, exceptId?: number) {
+  const u = await findUserByUsername(tx, username);
+  if (u && u.id !== exceptId) throw conflict(MSG.usernameTaken, "username");
+}
+
+async function assertEmailFree(tx: Tx, email: string, exceptId?: number) {
+  const [u] = await tx.select({ id: users.id }).from(users).where(sql`lower(${users.email}) = lower(${email})`).limit(1);
+  if (u && u.id !== exceptId) throw conflict(MSG.emailTaken, "email");
+}
+
+export async function usernameAvailable(username: string): Promise<boolean> {
+  return (await findUserByUsername(getDb(), username)) === null;
+}
+
+/**
+ * Serialise every change that can take admin rights away, then check at least one active
+ * admin remains before the transaction commits (issue: the last admin cannot lose admin rights).
+ */
+export async function lockAdmins(tx: Tx) {
+  await tx.execute(sql`select pg_advisory_xact_lock(7240120)`);
+}
+
+export async function assertAdminRemains(tx: Tx) {
+  const [{ n }] = await tx
+    .select({ n: count() })
+    .from(users)
+    .where(and(eq(users.isActive, true), isAdminSql()));
+  if (n < 1) throw badRequest(MSG.lastAdmin);
+}
+
+export async function createUser(actor: Actor, input: CreateUserInput): Promise<UserInfo> {
+  return transaction(async (tx, emit) => {
+    await assertUsernameFree(tx, input.username);
+    await assertEmailFree(tx, input.email);
+    const [u] = await tx
+      .insert(users)
+      .values({
+        username: input.username,
+        firstName: input.first_name,
+        lastName: input.last_name,
+        email: input.email,
+        phone: input.phone ?? null,
+        passwordHash: input.password ? await hashPassword(input.password) : null,
+        enrolled: Boolean(input.password),
+      })
+      .returning();
+    await recordActivity(tx, actor, { event: "user_added", description: `Added user ${u.username}` });
+    emit({ type: "user.created", userId: u.id, username: u.username });
+    return getUserInfo(u.id, tx);
+  });
+}
+
+async function setUserGroups(tx: Tx, userId: number, names: string[]) {
+  const wanted = [...new Set(names)];
+  const found = wanted.length ? await tx.select().from(groups).where(inArray(groups.name, wanted)) : [];
+  const missing = wanted.filter((n) => !found.some((g) => g.name === n));
+  if (missing.length) throw badRequest(`group not found: ${missing.join(", ")}`, "groups");
+  await tx.delete(groupUsers).where(eq(groupUsers.userId, userId));
+  if (found.length) await tx.insert(groupUsers).values(found.map((g) => ({ groupId: g.id, userId })));
+}
+
+/** PUT /user/{username}. Admins may change everything; users their own names and phone. */
+export async function updateUser(actor: Actor, callerIsAdmin: boolean, username: string, input: UpdateUserInput) {
+  return transaction(async (tx, emit) => {
+    if (callerIsAdmin) await lockAdmins(tx);
+    const u = await requireUser(tx, username);
+    if (!callerIsAdmin) {
+      const current = await getUserInfo(u.id, tx);
+      const groupsChanged =
+        input.groups !== undefined && [...input.groups].sort().join("\n") !== [...current.groups].sort().join("\n");
+      if (
+        input.username !== u.username ||
+        input.email.toLowerCase() !== u.email.toLowerCase() ||
+        (input.is_active !== undefined && input.is_active !== u.isActive) ||
+        groupsChanged
+      ) {
+        throw forbidden(MSG.adminOnlyField);
+      }
+    }
+    if (input.username !== u.username) await assertUsernameFree(tx, input.username, u.id);
+    if (input.email.toLowerCase() !== u.email.toLowerCase()) await assertEmailFree(tx, input.email, u.id);
+    const disabling = input.is_active === false && u.isActive;
+    await tx
+      .update(users)
+      .set({
+        username: input.username,
+        firstName: input.first_name,
+        lastName: input.last_name,
+        email: input.email,
+        phone: input.phone ?? null,
+        isActive: input.is_active ?? u.isActive,
+      })
+      .where(eq(users.id, u.id));
+    if (callerIsAdmin && input.groups !== undefined) await setUserGroups(tx, u.id, input.groups);
+    if (callerIsAdmin) await assertAdminRemains(tx);
+    if (disabling) {
+      await deleteUserSessions(tx, u.id);
+      await recordActivity(tx, actor, { event: "user_disabled", description: `Disabled user ${input.username}` });
+      emit({ type: "user.disabled", userId: u.id, username: input.username });
+    } else if (input.is_active === true && !u.isActive) {
+      await recordActivity(tx, actor, { event: "user_enabled", description: `Enabled user ${input.username}` });
+    }
+    await recordActivity(tx, actor, {
+      event: "user_modified",
+      description: input.username !== u.username ? `Modified user ${u.username} (now ${input.username})` : `Modified user ${u.username}`,
+    });
+    emit({ type: "user.modified", userId: u.id, username: input.username });
+    return getUserInfo(u.id, tx);
+  });
+}
+
+export async function deleteUser(actor: Actor, username: string): Promise<void> {
+  await transaction(async (tx, emit) => {
+    await lockAdmins(tx);
+    const u = await requireUser(tx, username);
+    await tx.delete(users).where(eq(users.id, u.id));
+    await assertAdminRemains(tx);
+    await recordActivity(tx, actor, { event: "user_removed", description: `Removed user ${u.username}` });
+    emit({ type: "user.deleted", userId: u.id, username: u.username });
+  });
+}
+
+/** PUT /user/change_password: the signed-in user, proving the old password. */
+export async function changeOwnPassword(actor: Actor, userId: number, oldPassword: string, newPassword: string) {
+  await transaction(async (tx) => {
+    const [u] = await tx.select().from(users).where(eq(users.id, userId));
+    if (!u) throw notFound("user not found");
+    if (!(await verifyPassword(u.passwordHash, oldPassword))) throw badRequest(MSG.wrongOldPassword, "old_password");
+    await tx.update(users).set({ passwordHash: await hashPassword(newPassword) }).where(eq(users.id, u.id));
+    await recordActivity(tx, actor, { event: "password_changed", description: "Changed own password" });
+  });
+}
+
+/** PUT /user/{username}/password: an admin sets another user's password; their sessions end. */
+export async function setUserPassword(actor: Actor, username: string, newPassword: string) {
+  await transaction(async (tx) => {
+    const u = await requireUser(tx, username);
+    if (u.id === actor.userId) throw badRequest(MSG.ownPasswordViaProfile);
+    await tx.update(users).set({ passwordHash: await hashPassword(newPassword), enrolled: true }).where(eq(users.id, u.id));
+    await deleteUserSessions(tx, u.id);
+    await recordActivity(tx, actor, { event: "password_changed_by_admin", description: `Changed password of ${u.username}` });
+  });
+}
+
+export const RESET_TOKEN_MINUTES = 60;
+
+/** POST /user/{username}/reset_password: e-mail a one-time reset link. */
+export async function startPasswordReset(actor: Actor, username: string): Promise<void> {
+  const s = await getSettings();
+  if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+  const token = randomToken(32);
+  const u = await transaction(async (tx) => {
+    const u = await requireUser(tx, username);
+    if (!u.isActive) throw badRequest("user account is disabled");
+    await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, u.id));
+    await tx.insert(passwordResetTokens).values({
+      tokenHash: sha256hex(token),
+      userId: u.id,
+      expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
+    });
+    await recordActivity(tx, actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
+    return u;
+  });
+  const mail = passwordResetMail({
+    instanceName: s.instanceName,
+    name: `${u.firstName} ${u.lastName}`.trim() || u.username,
+    url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
+    expiresMinutes: RESET_TOKEN_MINUTES,
+  });
+  await sendMail({ to: u.email, ...mail });
+}
+
+/** POST /password_reset (public): consume a reset token once and set the password. */
+export async function resetPasswordWithToken(token: string, password: string, ip: string | null): Promise<void> {
+  await transaction(async (tx) => {
+    const [row] = await tx
+      .update(passwordResetTokens)
+      .set({ usedAt: sql`now()` })
+      .where(
+        and(
+          eq(passwordResetTokens.tokenHash, sha256hex(token)),
+          isNull(passwordResetTokens.usedAt),
+          gt(passwordResetTokens.expiresAt, sql`now()`),
+        ),
+      )
+      .returning();
+    if (!row) throw badRequest(MSG.resetInvalid);
+    const [u] = await tx.select().from(users).where(eq(users.id, row.userId));
+    if (!u || !u.isActive) throw badRequest(MSG.resetInvalid);
+    await tx.update(users).set({ passwordHash: await hashPassword(password), enrolled: true }).where(eq(users.id, u.id));
+    await deleteUserSessions(tx, u.id);
+    await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset", description: "Password reset with an e-mailed link" });
+  });
 }

@@ -1,3 +1,5 @@
 export * from "./users";
 export * from "./auth";
 export * from "./settings";
+export * from "./activity";
+export * from "./mail";

@@ -10,6 +10,14 @@ export const settings = pgTable("settings", {
   webhooksEnabled: boolean("webhooks_enabled").notNull().default(true),
   workerEnabled: boolean("worker_enabled").notNull().default(true),
   openidEnabled: boolean("openid_enabled").notNull().default(true),
+  // SMTP (Settings → SMTP). The password is AES-256-GCM encrypted with the instance key.
+  smtpServer: text("smtp_server"),
+  smtpPort: integer("smtp_port"),
+  /** "none" | "starttls" | "implicit_tls" */
+  smtpEncryption: text("smtp_encryption").notNull().default("starttls"),
+  smtpUser: text("smtp_user"),
+  smtpPasswordEnc: text("smtp_password_enc"),
+  smtpSender: text("smtp_sender"),
   /** Set when first-start bootstrap (admin group + admin user) has run. */
   initializedAt: timestamp("initialized_at", { withTimezone: true }),
 });

@@ -1,0 +1,125 @@
+import { and, count, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
+import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { getDb, type Tx } from "../db";
+import { activityLog } from "../db/schema";
+import type { ActivityQuery } from "./schema";
+
+/** Who did something: the signed-in user (or a system job) and where the request came from. */
+export interface Actor {
+  userId: number | null;
+  username: string;
+  ip: string | null;
+}
+
+export const SYSTEM_ACTOR: Actor = { userId: null, username: "system", ip: null };
+
+export type Module = "defguard" | "client" | "enrollment" | "vpn";
+
+export interface ActivityInput {
+  event: string;
+  module?: Module;
+  description?: string | null;
+  location?: string | null;
+  device?: string | null;
+}
+
+/**
+ * The one way to write the activity log (SPEC §3). Call it with the transaction of the change
+ * it describes, so the record exists exactly when the change does.
+ */
+export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Promise<void> {
+  await tx.insert(activityLog).values({
+    userId: actor.userId,
+    username: actor.username,
+    ip: actor.ip,
+    event: e.event,
+    module: e.module ?? "defguard",
+    description: e.description ?? null,
+    location: e.location ?? null,
+    device: e.device ?? null,
+  });
+}
+
+export const ACTIVITY_PAGE_SIZE = 50;
+
+/** GET /activity_log: admins see everything, other users only their own events. */
+export async function listActivity(q: ActivityQuery, viewer: { userId: number; isAdmin: boolean }) {
+  const where: SQL[] = [];
+  if (!viewer.isAdmin) where.push(eq(activityLog.userId, viewer.userId));
+  if (q.from) where.push(gte(activityLog.timestamp, q.from));
+  if (q.until) where.push(lte(activityLog.timestamp, q.until));
+  if (q.username?.length) where.push(or(...q.username.map((u) => eq(activityLog.username, u)))!);
+  if (q.location?.length) where.push(or(...q.location.map((l) => eq(activityLog.location, l)))!);
+  if (q.event?.length) where.push(or(...q.event.map((e) => eq(activityLog.event, e)))!);
+  if (q.module?.length) where.push(or(...q.module.map((m) => eq(activityLog.module, m)))!);
+  if (q.search) {
+    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(
+      or(
+        ilike(activityLog.username, like),
+        ilike(activityLog.event, like),
+        ilike(activityLog.description, like),
+        ilike(activityLog.location, like),
+        ilike(activityLog.device, like),
+        ilike(activityLog.ip, like),
+      )!,
+    );
+  }
+  const cond = where.length ? and(...where) : undefined;
+  const pageSize = q.page_size ?? ACTIVITY_PAGE_SIZE;
+  const page = q.page ?? 1;
+  const db = getDb();
+  const [rows, [{ total }]] = await Promise.all([
+    db
+      .select()
+      .from(activityLog)
+      .where(cond)
+      .orderBy(desc(activityLog.timestamp), desc(activityLog.id))
+      .limit(pageSize)
+      .offset((page - 1) * pageSize),
+    db.select({ total: count() }).from(activityLog).where(cond),
+  ]);
+  const totalPages = Math.max(1, Math.ceil(total / pageSize));
+  return {
+    data: rows.map((r) => ({
+      id: r.id,
+      timestamp: r.timestamp.toISOString(),
+      user_id: r.userId,
+      username: r.username,
+      location: r.location,
+      ip: r.ip,
+      event: r.event,
+      module: r.module,
+      device: r.device,
+      description: r.description,
+    })),
+    pagination: {
+      current_page: page,
+      page_size: pageSize,
+      total_items: total,
+      total_pages: totalPages,
+      next_page: page < totalPages ? page + 1 : null,
+    },
+  };
+}
+
+/** Distinct values for the log's filter pickers. */
+export async function activityFilterValues(viewer: { userId: number; isAdmin: boolean }) {
+  const own = viewer.isAdmin ? sql`true` : sql`${activityLog.userId} = ${viewer.userId}`;
+  const distinct = async (col: AnyPgColumn) =>
+    (
+      await getDb()
+        .selectDistinct({ v: col })
+        .from(activityLog)
+        .where(and(own, sql`${col} is not null`))
+        .orderBy(col)
+        .limit(500)
+    ).map((r) => r.v as string);
+  const [events, modules, usernames, locations] = await Promise.all([
+    distinct(activityLog.event),
+    distinct(activityLog.module),
+    distinct(activityLog.username),
+    distinct(activityLog.location),
+  ]);
+  return { events, modules, usernames, locations };
+}

@@ -1,0 +1,68 @@
+import nodemailer from "nodemailer";
+import { getDb } from "../db";
+import { decryptSecret } from "../crypto";
+import { AppError, badRequest } from "../errors";
+import { getSettings, type Settings } from "../settings/service";
+import { recordActivity, type Actor } from "../activity/service";
+
+export const SMTP_NOT_CONFIGURED = "SMTP must be configured before email tokens or notifications can be used";
+
+export function smtpConfigured(s: Settings): boolean {
+  return Boolean(s.smtpServer && s.smtpPort && s.smtpSender);
+}
+
+function transport(s: Settings) {
+  return nodemailer.createTransport({
+    host: s.smtpServer!,
+    port: s.smtpPort!,
+    secure: s.smtpEncryption === "implicit_tls",
+    requireTLS: s.smtpEncryption === "starttls",
+    ignoreTLS: s.smtpEncryption === "none",
+    auth: s.smtpUser ? { user: s.smtpUser, pass: s.smtpPasswordEnc ? decryptSecret(s.smtpPasswordEnc) : "" } : undefined,
+    tls: { rejectUnauthorized: process.env.DEFGUARD_SMTP_TLS_INSECURE !== "1" },
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 20_000,
+  });
+}
+
+export interface Mail {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+}
+
+/** Send one message with the configured SMTP server; 400 with the SPEC §8 text when not configured. */
+export async function sendMail(mail: Mail): Promise<void> {
+  const s = await getSettings();
+  if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+  try {
+    await transport(s).sendMail({ from: s.smtpSender!, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    console.error("[mail] sending failed:", reason);
+    throw new AppError(503, `sending e-mail failed: ${reason}`);
+  }
+}
+
+export async function sendTestMail(actor: Actor, to: string): Promise<void> {
+  const s = await getSettings();
+  await sendMail({
+    to,
+    subject: `${s.instanceName}: test message`,
+    text: `This is a test message from ${s.instanceName}. If you can read it, SMTP is configured correctly.`,
+  });
+  await recordActivity(getDb(), actor, { event: "smtp_test_sent", description: `Test e-mail sent to ${to}` });
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+}
+
+/** Template: password reset link. */
+export function passwordResetMail(p: { instanceName: string; name: string; url: string; expiresMinutes: number }): Omit<Mail, "to"> {
+  const text = `Hello ${p.name},\n\nan administrator of ${p.instanceName} started a password reset for your account.\nOpen this link to choose a new password (valid for ${p.expiresMinutes} minutes):\n\n${p.url}\n\nIf you did not expect this message, tell your administrator.\n`;
+  const html = `<p>Hello ${escapeHtml(p.name)},</p><p>an administrator of ${escapeHtml(p.instanceName)} started a password reset for your account.</p><p><a href="${escapeHtml(p.url)}">Choose a new password</a> (valid for ${p.expiresMinutes} minutes).</p><p>If you did not expect this message, tell your administrator.</p>`;
+  return { subject: `${p.instanceName}: reset your password`, text, html };
+}

@@ -1,0 +1,68 @@
+import { z } from "zod";
+import { VERSION } from "../settings/info";
+import { OPERATIONS, type Operation } from "./operations";
+
+const ACCESS_TEXT: Record<Operation["access"], string> = {
+  public: "No authentication.",
+  session: "Any session, also one waiting for its second factor.",
+  user: "Signed-in user.",
+  admin: "Signed-in admin (session or API token).",
+  "self-or-admin": "The user named in the path, or an admin.",
+};
+
+function schemaOf(s: z.ZodType) {
+  return z.toJSONSchema(s, { io: "input", unrepresentable: "any" });
+}
+
+/** The OpenAPI 3.1 description served at /api/v1/api-docs. */
+export function openApiDocument() {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const op of OPERATIONS) {
+    const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      name: m[1],
+      in: "path",
+      required: true,
+      schema: { type: "string" },
+    }));
+    const query = op.query
+      ? Object.entries((schemaOf(op.query) as { properties?: Record<string, unknown> }).properties ?? {}).map(
+          ([name, schema]) => ({ name, in: "query", required: false, schema }),
+        )
+      : [];
+    const ok = op.ok ?? { status: 200, description: "OK" };
+    (paths[op.path] ??= {})[op.method.toLowerCase()] = {
+      tags: [op.tag],
+      summary: op.summary,
+      description: ACCESS_TEXT[op.access],
+      security: op.access === "public" ? [] : [{ session: [] }],
+      parameters: [...params, ...query],
+      ...(op.body
+        ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(op.body) } } } }
+        : {}),
+      responses: {
+        [ok.status]: { description: ok.description },
+        "400": { description: "Bad input: {msg} names the field", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+        ...(op.access === "public" ? {} : { "401": { description: "Not signed in" }, "403": { description: "Not allowed / missing X-XSRF-TOKEN" } }),
+      },
+    };
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Defguard-compatible VPN console API",
+      version: VERSION,
+      description:
+        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request.",
+    },
+    servers: [{ url: "/api/v1" }],
+    components: {
+      securitySchemes: {
+        session: { type: "apiKey", in: "cookie", name: "defguard_session" },
+      },
+      schemas: {
+        Error: { type: "object", properties: { msg: { type: "string" }, field: { type: "string" } }, required: ["msg"] },
+      },
+    },
+    paths,
+  };
+}

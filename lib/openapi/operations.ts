@@ -1,0 +1,74 @@
+import type { ZodType } from "zod";
+import type { Access } from "../http/route";
+import { loginSchema } from "../auth/schema";
+import {
+  changeOwnPasswordSchema,
+  createUserSchema,
+  listUsersQuerySchema,
+  resetPasswordSchema,
+  setPasswordSchema,
+  updateUserSchema,
+  usernameAvailableSchema,
+} from "../users/schema";
+import { addMemberSchema, groupSchema, groupsAssignSchema } from "../groups/schema";
+import { activityQuerySchema } from "../activity/schema";
+import { testMailSchema } from "../mail/schema";
+import { settingsPatchSchema } from "../settings/schema";
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
+export interface Operation {
+  method: Method;
+  /** Path under /api/v1 with {param} placeholders, matching the app/api/v1 folder names. */
+  path: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  body?: ZodType;
+  query?: ZodType;
+  /** Main success status and a short description of the answer. */
+  ok?: { status: number; description: string };
+}
+
+/**
+ * Every /api/v1 operation. Add a row with each new route: the OpenAPI document is generated
+ * from this table, and the authorization-matrix test checks it against the route files.
+ */
+export const OPERATIONS: Operation[] = [
+  { method: "GET", path: "/health", tag: "platform", access: "public", summary: "Liveness: 200 when the database answers, 503 when not" },
+  { method: "GET", path: "/api-docs", tag: "platform", access: "public", summary: "This OpenAPI document" },
+  { method: "GET", path: "/info", tag: "platform", access: "user", summary: "Application info: version, licence, LDAP, SMTP flags" },
+  { method: "GET", path: "/settings_essentials", tag: "settings", access: "public", summary: "Instance name, logos and module flags" },
+  { method: "GET", path: "/settings", tag: "settings", access: "admin", summary: "All settings (secrets only as *_set flags)" },
+  { method: "PUT", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update settings" },
+  { method: "PATCH", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update some settings" },
+  { method: "POST", path: "/mail/test", tag: "settings", access: "admin", body: testMailSchema, summary: "Send a test e-mail through the configured SMTP server" },
+
+  { method: "POST", path: "/auth", tag: "auth", access: "public", body: loginSchema, summary: "Sign in (200 {user,url}; 201 when a second factor is required)", ok: { status: 200, description: "signed in" } },
+  { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },
+  { method: "GET", path: "/me", tag: "auth", access: "user", summary: "The signed-in user (UserInfo)" },
+  { method: "POST", path: "/password_reset", tag: "auth", access: "public", body: resetPasswordSchema, summary: "Set a new password with an e-mailed reset token" },
+
+  { method: "GET", path: "/user", tag: "users", access: "admin", query: listUsersQuerySchema, summary: "List users (full array; {data,pagination} with ?page)" },
+  { method: "POST", path: "/user", tag: "users", access: "admin", body: createUserSchema, summary: "Create a user", ok: { status: 201, description: "UserInfo" } },
+  { method: "POST", path: "/user/available", tag: "users", access: "admin", body: usernameAvailableSchema, summary: "200 when the username is free, 400 when taken" },
+  { method: "PUT", path: "/user/change_password", tag: "users", access: "user", body: changeOwnPasswordSchema, summary: "Change your own password" },
+  { method: "GET", path: "/user/{username}", tag: "users", access: "self-or-admin", summary: "A user with devices and security keys" },
+  { method: "PUT", path: "/user/{username}", tag: "users", access: "self-or-admin", body: updateUserSchema, summary: "Edit a user (admins: all fields; users: names and phone)" },
+  { method: "DELETE", path: "/user/{username}", tag: "users", access: "admin", summary: "Delete a user and everything they own" },
+  { method: "PUT", path: "/user/{username}/password", tag: "users", access: "admin", body: setPasswordSchema, summary: "Set a user's password" },
+  { method: "POST", path: "/user/{username}/reset_password", tag: "users", access: "admin", summary: "E-mail a password reset link" },
+
+  { method: "GET", path: "/group", tag: "groups", access: "admin", summary: "Group names" },
+  { method: "POST", path: "/group", tag: "groups", access: "admin", body: groupSchema, summary: "Create a group", ok: { status: 201, description: "GroupInfo" } },
+  { method: "GET", path: "/group-info", tag: "groups", access: "admin", summary: "Groups with members and locations" },
+  { method: "GET", path: "/group/{name}", tag: "groups", access: "admin", summary: "One group" },
+  { method: "PUT", path: "/group/{name}", tag: "groups", access: "admin", body: groupSchema, summary: "Rename / edit a group (path: original name)" },
+  { method: "DELETE", path: "/group/{name}", tag: "groups", access: "admin", summary: "Delete a group" },
+  { method: "POST", path: "/group/{name}", tag: "groups", access: "admin", body: addMemberSchema, summary: "Add a member" },
+  { method: "DELETE", path: "/group/{name}/user/{username}", tag: "groups", access: "admin", summary: "Remove a member" },
+  { method: "POST", path: "/groups-assign", tag: "groups", access: "admin", body: groupsAssignSchema, summary: "Add users to groups" },
+
+  { method: "GET", path: "/activity_log", tag: "activity", access: "user", query: activityQuerySchema, summary: "Activity log page (admins: all; users: own)" },
+  { method: "GET", path: "/activity_log/filters", tag: "activity", access: "user", summary: "Distinct users, events, modules, locations for filters" },
+];
