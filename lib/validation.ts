@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { badRequest } from "./errors";
 
 /**
  * Shared field rules. Messages are keys under `validation.` in messages/*.json: forms
@@ -67,3 +68,9 @@ export const phoneSchema = z
   .regex(/^(\+?[0-9][0-9 ()./-]{2,31})?$/, { error: V.invalidPhone })
   .nullish()
   .transform((v) => (v ? v : null));
+
+/** A numeric path parameter; 400 naming the parameter when it is not a positive integer. */
+export function parseId(raw: string, field = "id"): number {
+  if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw badRequest("expected a valid number", field);
+  return Number(raw);
+}

@@ -22,13 +22,18 @@ export interface RequestMeta {
 }
 
 export type LoginResult =
-  | { kind: "signed_in"; userId: number; token: string }
+  | { kind: "signed_in"; userId: number; token: string; mfaSetupRequired: boolean }
   | {
       kind: "mfa_required";
       userId: number;
       token: string;
       mfa: { mfa_method: string; totp_available: boolean; webauthn_available: boolean; email_available: boolean };
     };
+
+async function hasSecurityKeys(userId: number): Promise<boolean> {
+  const r = await getDb().execute(sql`select 1 from webauthn_credentials where user_id = ${userId} limit 1`);
+  return r.rows.length > 0;
+}
 
 function normaliseLogin(login: string): string {
   return login.trim().toLowerCase();
@@ -115,14 +120,15 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
       mfa: {
         mfa_method: user.mfaMethod,
         totp_available: user.totpEnabled,
-        webauthn_available: user.mfaMethod === "Webauthn",
+        webauthn_available: (await hasSecurityKeys(user.id)),
         email_available: user.emailMfaEnabled,
       },
     };
   }
   const token = await createSession(getDb(), user.id, "authenticated", meta);
   await recordActivity(getDb(), actor, { event: "user_login" });
-  return { kind: "signed_in", userId: user.id, token };
+  const [{ require_mfa }] = (await getDb().execute(sql`select require_mfa from settings where id = 1`)).rows as { require_mfa: boolean }[];
+  return { kind: "signed_in", userId: user.id, token, mfaSetupRequired: Boolean(require_mfa) };
 }
 
 /** POST /auth/logout: end this session. */

@@ -19,11 +19,17 @@ export interface SessionUser {
   isAdmin: boolean;
 }
 
+/** Instance policy that the route wrapper enforces per request. */
+export interface SessionPolicy {
+  requireMfa: boolean;
+}
+
 export interface Session {
   id: string;
   state: SessionState;
   data: Record<string, unknown>;
   user: SessionUser;
+  policy: SessionPolicy;
 }
 
 /**
@@ -67,6 +73,7 @@ export async function findSession(token: string): Promise<Session | null> {
       isActive: users.isActive,
       mfaEnabled: users.mfaEnabled,
       isAdmin: isAdminSql(),
+      requireMfa: sql<boolean>`coalesce((select s.require_mfa from settings s where s.id = 1), false)`,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -79,6 +86,7 @@ export async function findSession(token: string): Promise<Session | null> {
     state: r.state as SessionState,
     data: r.data,
     user: { id: r.userId, username: r.username, isActive: r.isActive, mfaEnabled: r.mfaEnabled, isAdmin: r.isAdmin },
+    policy: { requireMfa: r.requireMfa },
   };
 }
 
@@ -93,4 +101,23 @@ export async function deleteUserSessions(tx: Tx, userId: number): Promise<void> 
 /** The anti-forgery token is bound to the session: HMAC(secret key, session token). */
 export function xsrfTokenFor(sessionToken: string): string {
   return hmac(secret("secretKey"), `xsrf:${sessionToken}`);
+}
+
+/** Replace a session's short-lived data (MFA challenges and the like). */
+export async function setSessionData(sessionId: string, data: Record<string, unknown>): Promise<void> {
+  await getDb().update(sessions).set({ data }).where(eq(sessions.id, sessionId));
+}
+
+/**
+ * A second factor succeeded: the waiting session is replaced by a new, fully authenticated one
+ * (a new token, so a token seen before the second factor is worthless afterwards).
+ */
+export async function promoteSession(
+  tx: Tx,
+  oldSessionId: string,
+  userId: number,
+  meta: { ip: string | null; userAgent: string | null },
+): Promise<string> {
+  await tx.delete(sessions).where(eq(sessions.id, oldSessionId));
+  return createSession(tx, userId, "authenticated", meta);
 }

@@ -45,6 +45,11 @@ export interface RouteOptions<B extends ZodType | undefined, Q extends ZodType |
   maxBody?: number;
   /** Skip the anti-forgery check (only for sign-in, which replaces the session). */
   skipXsrf?: boolean;
+  /**
+   * Reachable by a signed-in user who has no MFA while the instance requires it (MFA setup,
+   * own profile, sign-out). Every other route answers 403 mfa_setup_required for them.
+   */
+  allowWithoutMfa?: boolean;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -52,6 +57,7 @@ type NextCtx = { params: Promise<Record<string, string | string[]>> };
 export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) & {
   access: Access;
   self?: string;
+  allowWithoutMfa?: boolean;
 };
 
 const CLIENT_IP_HEADER = "x-defguard-client-ip";
@@ -142,6 +148,16 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
         if (opts.access !== "session" && !isAuthenticated(caller.session)) {
           return errorResponse(401, "second authentication factor required");
         }
+        if (
+          opts.access !== "session" &&
+          !opts.allowWithoutMfa &&
+          caller.session.policy.requireMfa &&
+          !caller.user.mfaEnabled
+        ) {
+          return errorResponse(403, "MFA setup required: turn on a second factor in your profile first", {
+            code: "mfa_setup_required",
+          });
+        }
         if (opts.access === "admin" && !caller.isAdmin) return errorResponse(403, "admin access required");
         if (opts.access === "self-or-admin") {
           const target = params[opts.self ?? "username"];
@@ -192,7 +208,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       return errorResponse(500, "internal server error", { request_id: requestId });
     }
   };
-  return Object.assign(fn, { access: opts.access, self: opts.self });
+  return Object.assign(fn, { access: opts.access, self: opts.self, allowWithoutMfa: opts.allowWithoutMfa });
 }
 
 export { XSRF_COOKIE, SESSION_COOKIE };

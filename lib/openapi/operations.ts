@@ -14,6 +14,7 @@ import { addMemberSchema, groupSchema, groupsAssignSchema } from "../groups/sche
 import { activityQuerySchema } from "../activity/schema";
 import { testMailSchema } from "../mail/schema";
 import { settingsPatchSchema } from "../settings/schema";
+import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -48,6 +49,26 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },
   { method: "GET", path: "/me", tag: "auth", access: "user", summary: "The signed-in user (UserInfo)" },
   { method: "POST", path: "/password_reset", tag: "auth", access: "public", body: resetPasswordSchema, summary: "Set a new password with an e-mailed reset token" },
+
+  { method: "POST", path: "/auth/totp/init", tag: "mfa", access: "user", summary: "Start TOTP setup: {secret, uri}" },
+  { method: "POST", path: "/auth/totp", tag: "mfa", access: "user", body: codeSchema, summary: "Confirm TOTP with a code: {codes} (recovery codes the first time)" },
+  { method: "DELETE", path: "/auth/totp", tag: "mfa", access: "user", summary: "Turn TOTP off" },
+  { method: "POST", path: "/auth/totp/verify", tag: "mfa", access: "session", body: codeSchema, summary: "Sign-in step: TOTP code → {user, url}" },
+  { method: "POST", path: "/auth/email/init", tag: "mfa", access: "user", summary: "E-mail a setup code" },
+  { method: "POST", path: "/auth/email", tag: "mfa", access: "user", body: codeSchema, summary: "Confirm e-mail codes: {codes}" },
+  { method: "DELETE", path: "/auth/email", tag: "mfa", access: "user", summary: "Turn e-mail codes off" },
+  { method: "GET", path: "/auth/email", tag: "mfa", access: "session", summary: "Sign-in step: e-mail a login code" },
+  { method: "POST", path: "/auth/email/verify", tag: "mfa", access: "session", body: codeSchema, summary: "Sign-in step: e-mail code → {user, url}" },
+  { method: "POST", path: "/auth/webauthn/init", tag: "mfa", access: "user", summary: "Security key registration options" },
+  { method: "POST", path: "/auth/webauthn/finish", tag: "mfa", access: "user", body: webauthnFinishSchema, summary: "Register a security key {name, ...credential}: {codes}" },
+  { method: "POST", path: "/auth/webauthn/start", tag: "mfa", access: "session", summary: "Sign-in step: security key options" },
+  { method: "POST", path: "/auth/webauthn", tag: "mfa", access: "session", body: webauthnAssertionSchema, summary: "Sign-in step: security key assertion → {user, url}" },
+  { method: "POST", path: "/auth/recovery", tag: "mfa", access: "session", body: recoveryCodeSchema, summary: "Sign-in step: recovery code → {user, url}" },
+  { method: "PUT", path: "/auth/mfa", tag: "mfa", access: "user", body: enableMfaSchema, summary: "Turn MFA on with a default method: {codes}" },
+  { method: "DELETE", path: "/auth/mfa", tag: "mfa", access: "user", summary: "Turn MFA off (wipes secrets, recovery codes, security keys)" },
+  { method: "DELETE", path: "/user/{username}/mfa", tag: "mfa", access: "admin", summary: "Turn a user's MFA off" },
+  { method: "DELETE", path: "/user/{username}/security_key/{keyId}", tag: "mfa", access: "self-or-admin", summary: "Delete a security key" },
+  { method: "POST", path: "/user/{username}/security_key/{keyId}/rename", tag: "mfa", access: "self-or-admin", body: renameSchema, summary: "Rename a security key" },
 
   { method: "GET", path: "/user", tag: "users", access: "admin", query: listUsersQuerySchema, summary: "List users (full array; {data,pagination} with ?page)" },
   { method: "POST", path: "/user", tag: "users", access: "admin", body: createUserSchema, summary: "Create a user", ok: { status: 201, description: "UserInfo" } },

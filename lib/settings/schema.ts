@@ -18,6 +18,7 @@ export const settingsPatchSchema = z
     webhooks_enabled: z.boolean({ error: V.invalidType }),
     worker_enabled: z.boolean({ error: V.invalidType }),
     openid_enabled: z.boolean({ error: V.invalidType }),
+    require_mfa: z.boolean({ error: V.invalidType }),
   })
   .extend(smtpSettingsSchema.shape)
   .partial();

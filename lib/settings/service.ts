@@ -45,6 +45,7 @@ export function settingsView(s: Settings) {
     webhooks_enabled: s.webhooksEnabled,
     worker_enabled: s.workerEnabled,
     openid_enabled: s.openidEnabled,
+    require_mfa: s.requireMfa,
     smtp_server: s.smtpServer,
     smtp_port: s.smtpPort,
     smtp_encryption: s.smtpEncryption,
@@ -65,6 +66,7 @@ export async function patchSettings(tx: Tx, actor: Actor, p: SettingsPatch) {
   if (p.webhooks_enabled !== undefined) set.webhooksEnabled = p.webhooks_enabled;
   if (p.worker_enabled !== undefined) set.workerEnabled = p.worker_enabled;
   if (p.openid_enabled !== undefined) set.openidEnabled = p.openid_enabled;
+  if (p.require_mfa !== undefined) set.requireMfa = p.require_mfa;
   if (p.smtp_server !== undefined) set.smtpServer = p.smtp_server || null;
   if (p.smtp_port !== undefined) set.smtpPort = p.smtp_port ?? null;
   if (p.smtp_encryption !== undefined) set.smtpEncryption = p.smtp_encryption;

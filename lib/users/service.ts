@@ -8,6 +8,7 @@ import { randomToken, sha256hex } from "../crypto";
 import { publicUrl } from "../config";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
+import { listSecurityKeys } from "../mfa/service";
 import { getSettings } from "../settings/service";
 import { passwordResetMail, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput } from "./schema";
@@ -78,6 +79,10 @@ export async function findUserByUsername(tx: Tx, username: string) {
   return u ?? null;
 }
 
+export async function requireUserId(username: string): Promise<number> {
+  return (await requireUser(getDb(), username)).id;
+}
+
 async function requireUser(tx: Tx, username: string) {
   const u = await findUserByUsername(tx, username);
   if (!u) throw notFound("user not found");
@@ -138,7 +143,7 @@ export async function listUsers(q: ListUsersQuery) {
 /** GET /user/{username}: the user with their devices and security keys (filled by later domains). */
 export async function getUserDetails(username: string) {
   const u = await requireUser(getDb(), username);
-  return { user: await getUserInfo(u.id), devices: [] as unknown[], security_keys: [] as { id: number; name: string }[] };
+  return { user: await getUserInfo(u.id), devices: [] as unknown[], security_keys: await listSecurityKeys(u.id) };
 }
 
 async function assertUsernameFree(tx: Tx, username: string, exceptId?: number) {

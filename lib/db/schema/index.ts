@@ -3,3 +3,4 @@ export * from "./auth";
 export * from "./settings";
 export * from "./activity";
 export * from "./mail";
+export * from "./mfa";

@@ -18,6 +18,8 @@ export const settings = pgTable("settings", {
   smtpUser: text("smtp_user"),
   smtpPasswordEnc: text("smtp_password_enc"),
   smtpSender: text("smtp_sender"),
+  /** Require every user to have MFA: users without it must set it up at sign-in first. */
+  requireMfa: boolean("require_mfa").notNull().default(false),
   /** Set when first-start bootstrap (admin group + admin user) has run. */
   initializedAt: timestamp("initialized_at", { withTimezone: true }),
 });

@@ -10,5 +10,6 @@ export const POST = route({ access: "public", body: loginSchema, skipXsrf: true 
     return withCookies(json(result.mfa, { status: 201 }), sessionCookies(result.token));
   }
   const user = await getUserInfo(result.userId);
-  return withCookies(json({ user, url: null }), sessionCookies(result.token));
+  const answer = result.mfaSetupRequired ? { user, url: null, mfa_setup_required: true } : { user, url: null };
+  return withCookies(json(answer), sessionCookies(result.token));
 });

@@ -1,4 +1,4 @@
 import { route } from "@/lib/http/route";
 import { getUserInfo } from "@/lib/users/service";
 
-export const GET = route({ access: "user" }, async ({ caller }) => getUserInfo(caller!.user.id));
+export const GET = route({ access: "user", allowWithoutMfa: true }, async ({ caller }) => getUserInfo(caller!.user.id));

@@ -1,0 +1,8 @@
+import { route } from "@/lib/http/route";
+import { recoveryCodeSchema } from "@/lib/mfa/schema";
+import { verifyRecoveryLogin } from "@/lib/mfa/service";
+import { signedInResponse } from "@/lib/http/signed-in";
+
+export const POST = route({ access: "session", body: recoveryCodeSchema }, async (ctx) =>
+  signedInResponse(await verifyRecoveryLogin(ctx.caller!.session, ctx, ctx.body.code)),
+);

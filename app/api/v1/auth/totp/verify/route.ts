@@ -1,0 +1,8 @@
+import { route } from "@/lib/http/route";
+import { codeSchema } from "@/lib/mfa/schema";
+import { verifyTotpLogin } from "@/lib/mfa/service";
+import { signedInResponse } from "@/lib/http/signed-in";
+
+export const POST = route({ access: "session", body: codeSchema }, async (ctx) =>
+  signedInResponse(await verifyTotpLogin(ctx.caller!.session, ctx, ctx.body.code)),
+);

@@ -1,0 +1,8 @@
+import { route } from "@/lib/http/route";
+import { webauthnAssertionSchema } from "@/lib/mfa/schema";
+import { verifyWebauthnLogin } from "@/lib/mfa/service";
+import { signedInResponse } from "@/lib/http/signed-in";
+
+export const POST = route({ access: "session", body: webauthnAssertionSchema }, async (ctx) =>
+  signedInResponse(await verifyWebauthnLogin(ctx.caller!.session, ctx, ctx.body)),
+);
