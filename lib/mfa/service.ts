@@ -17,8 +17,7 @@ import { recordActivity, type Actor } from "../activity/service";
 import { assertNotLocked, clearFailures, recordFailure } from "../auth/service";
 import { promoteSession, setSessionData, type Session } from "../auth/session";
 import { getSettings } from "../settings/service";
-import { sendMail } from "../mail/service";
-import { escapeHtml } from "../mail/service";
+import { escapeHtml, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import { matchTotpStep, newTotpSecret, totpUri } from "./totp";
 
 export const MSG = {
@@ -155,6 +154,7 @@ function emailCodeHash(userId: number, purpose: string, code: string) {
 
 async function sendEmailCode(userId: number, purpose: "login" | "setup") {
   const s = await getSettings();
+  if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   const [u] = await getDb().select().from(users).where(eq(users.id, userId));
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
   await getDb().transaction(async (tx) => {
@@ -181,11 +181,19 @@ async function sendEmailCode(userId: number, purpose: "login" | "setup") {
     });
   });
   const what = purpose === "login" ? "sign in" : "turn on e-mail codes";
+  // A code that never reached the user must not hold back the next request.
+  const forget = () =>
+    getDb()
+      .delete(emailCodes)
+      .where(and(eq(emailCodes.userId, userId), eq(emailCodes.codeHash, emailCodeHash(userId, purpose, code))));
   await sendMail({
     to: u.email,
     subject: `${s.instanceName}: your verification code ${code}`,
     text: `Your code to ${what} at ${s.instanceName} is ${code}.\nIt is valid for ${EMAIL_CODE_MINUTES} minutes. If you did not ask for it, change your password.\n`,
     html: `<p>Your code to ${what} at ${escapeHtml(s.instanceName)} is</p><p style="font-size:24px;font-family:monospace;letter-spacing:4px"><b>${code}</b></p><p>It is valid for ${EMAIL_CODE_MINUTES} minutes. If you did not ask for it, change your password.</p>`,
+  }).catch(async (err) => {
+    await forget();
+    throw err;
   });
 }
 
