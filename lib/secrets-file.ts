@@ -39,5 +39,8 @@ export function resolveSecrets(dir = dataDir()): SecretsFile {
   }
   if (changed || !existsSync(file)) writeFileSync(file, JSON.stringify(stored, null, 2), { mode: 0o600 });
   chmodSync(file, 0o600);
-  return stored;
+  // The values in effect: environment first (never written to the file), then the stored ones.
+  const effective: SecretsFile = { embeddedDbPassword: stored.embeddedDbPassword };
+  for (const name of Object.keys(SECRET_NAMES) as SecretName[]) effective[name] = process.env[SECRET_NAMES[name]];
+  return effective;
 }

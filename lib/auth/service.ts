@@ -6,6 +6,7 @@ import type { LoginInput } from "./schema";
 import { verifyPassword } from "./password";
 import { createSession, deleteSessionByToken } from "./session";
 import { recordActivity } from "../activity/service";
+import { getSettings } from "../settings/service";
 
 /** Lockout rule (API.md): 5 failures within 60 s lock the login for 5 minutes. */
 export const LOCKOUT = { maxFailures: 5, windowSeconds: 60, lockSeconds: 300 } as const;
@@ -88,13 +89,15 @@ export async function clearFailures(login: string): Promise<void> {
 
 /** POST /auth: check the lockout, the password and the account, then open a session. */
 export async function login(input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
-  const key = normaliseLogin(input.username);
-  await assertNotLocked(key);
+  const typed = normaliseLogin(input.username);
   const [user] = await getDb()
     .select()
     .from(users)
-    .where(or(sql`lower(${users.username}) = ${key}`, sql`lower(${users.email}) = ${key}`))
+    .where(or(sql`lower(${users.username}) = ${typed}`, sql`lower(${users.email}) = ${typed}`))
     .limit(1);
+  // One counter per account, whether the login was typed as the username or the e-mail.
+  const key = user ? normaliseLogin(user.username) : typed;
+  await assertNotLocked(key);
   const ok = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !ok) {
     await recordFailure(key);
@@ -127,8 +130,8 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
   }
   const token = await createSession(getDb(), user.id, "authenticated", meta);
   await recordActivity(getDb(), actor, { event: "user_login" });
-  const [{ require_mfa }] = (await getDb().execute(sql`select require_mfa from settings where id = 1`)).rows as { require_mfa: boolean }[];
-  return { kind: "signed_in", userId: user.id, token, mfaSetupRequired: Boolean(require_mfa) };
+  const { requireMfa } = await getSettings();
+  return { kind: "signed_in", userId: user.id, token, mfaSetupRequired: requireMfa && !user.mfaEnabled };
 }
 
 /** POST /auth/logout: end this session. */

@@ -201,7 +201,9 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       if (err instanceof AppError) {
         return errorResponse(err.status, err.msg, err.field ? { field: err.field } : {});
       }
-      const pgCode = (err as { code?: string }).code;
+      // drizzle wraps driver errors; the PostgreSQL SQLSTATE is on the error or its cause.
+      const e = err as { code?: string; cause?: { code?: string } };
+      const pgCode = e.code ?? e.cause?.code;
       if (pgCode === "23505") return errorResponse(409, "already exists");
       if (pgCode === "22P02" || pgCode === "22003") return errorResponse(400, "invalid value");
       console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, err);
