@@ -1,0 +1,24 @@
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { api } from "@/lib/api/client";
+import type { AppInfoBody, EssentialsBody } from "@/lib/api/types";
+
+/** Public essentials (instance name, logos, module flags): always fetched. */
+export const essentialsQuery = queryOptions({
+  queryKey: ["settings_essentials"],
+  queryFn: () => api.get<EssentialsBody>("/settings_essentials"),
+});
+
+/** App info (version, licence, integrations): signed-in only, refreshed when the window regains focus. */
+export const appInfoQuery = queryOptions({
+  queryKey: ["info"],
+  queryFn: () => api.get<AppInfoBody>("/info"),
+  refetchOnWindowFocus: true,
+});
+
+export function useEssentials() {
+  return useQuery(essentialsQuery);
+}
+
+export function useAppInfo() {
+  return useQuery(appInfoQuery);
+}

@@ -1,0 +1,26 @@
+"use client";
+
+import { forwardRef, type ComponentPropsWithoutRef, type ElementRef } from "react";
+import * as PopoverPrimitive from "@radix-ui/react-popover";
+import { cn } from "./cn";
+import { popoverSurface } from "./dropdown-menu";
+
+export const Popover = PopoverPrimitive.Root;
+export const PopoverTrigger = PopoverPrimitive.Trigger;
+
+export const PopoverContent = forwardRef<
+  ElementRef<typeof PopoverPrimitive.Content>,
+  ComponentPropsWithoutRef<typeof PopoverPrimitive.Content>
+>(function PopoverContent({ className, sideOffset = 6, ...props }, ref) {
+  return (
+    <PopoverPrimitive.Portal>
+      <PopoverPrimitive.Content
+        ref={ref}
+        sideOffset={sideOffset}
+        collisionPadding={8}
+        className={cn(popoverSurface, "p-3 focus-visible:outline-none", className)}
+        {...props}
+      />
+    </PopoverPrimitive.Portal>
+  );
+});
