@@ -111,14 +111,16 @@ async function healthStatus(baseURL: string): Promise<number | null> {
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const root = opts.root ?? process.cwd();
   const port = opts.port ?? (await freePort());
-  const baseURL = `http://127.0.0.1:${port}`;
+  // "localhost", not an IP: WebAuthn refuses IP addresses as relying-party ids.
+  const baseURL = `http://localhost:${port}`;
   const env: Record<string, string | undefined> = {
     ...process.env,
     NEXT_TELEMETRY_DISABLED: "1",
     NEXT_DIST_DIR: opts.distDir ?? E2E_DIST_DIR,
     DEFGUARD_DATA_DIR: opts.dataDir,
     PORT: String(port),
-    HOST: "127.0.0.1",
+    // Dual-stack, so "localhost" works whether it resolves to 127.0.0.1 or ::1.
+    HOST: "::",
     DEFGUARD_URL: baseURL,
     DEFGUARD_COOKIE_INSECURE: "1",
     DEFGUARD_DEFAULT_ADMIN_PASSWORD: undefined,
