@@ -16,11 +16,18 @@ export const groupSchema = z.object({
 });
 export type GroupInput = z.infer<typeof groupSchema>;
 
+/** PUT /group/{originalName}: members and the admin flag are kept when left out. */
+export const groupUpdateSchema = groupSchema.extend({
+  members: z.array(usernameSchema, { error: V.invalidType }).max(100_000).optional(),
+  is_admin: z.boolean({ error: V.invalidType }).optional(),
+});
+export type GroupUpdateInput = z.infer<typeof groupUpdateSchema>;
+
 /** POST /group/{group}: add one member. */
 export const addMemberSchema = z.object({ username: usernameSchema });
 
 /** POST /groups-assign {groups: [names], users: [ids]}. */
 export const groupsAssignSchema = z.object({
   groups: z.array(groupNameSchema, { error: V.invalidType }).min(1, { error: V.required }).max(1000),
-  users: z.array(z.number({ error: V.invalidType }).int().positive(), { error: V.invalidType }).min(1, { error: V.required }).max(100_000),
+  users: z.array(z.number({ error: V.invalidType }).int().positive().max(2_147_483_647), { error: V.invalidType }).min(1, { error: V.required }).max(100_000),
 });

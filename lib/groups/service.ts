@@ -5,8 +5,9 @@ import { badRequest, conflict, notFound } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
 import { GROUPS_ID } from "../auth/session";
+import { reconcileAllLocations } from "../locations/service";
 import { assertAdminRemains, findUserByUsername, lockAdmins } from "../users/service";
-import type { GroupInput } from "./schema";
+import type { GroupInput, GroupUpdateInput } from "./schema";
 
 export interface GroupInfo {
   id: number;
@@ -64,6 +65,7 @@ export async function createGroup(actor: Actor, input: GroupInput): Promise<Grou
     const ids = await userIdsFor(tx, input.members);
     const [g] = await tx.insert(groups).values({ name: input.name, isAdmin: input.is_admin }).returning();
     if (ids.length) await tx.insert(groupUsers).values(ids.map((userId) => ({ groupId: g.id, userId })));
+    await reconcileAllLocations(tx);
     await recordActivity(tx, actor, { event: "group_added", description: `Added group ${g.name}` });
     emit({ type: "group.changed", groupId: g.id, name: g.name });
     return getGroupInfo(g.name, tx);
@@ -71,16 +73,19 @@ export async function createGroup(actor: Actor, input: GroupInput): Promise<Grou
 }
 
 /** PUT /group/{originalName}: rename, replace members and the admin flag; members survive a rename. */
-export async function updateGroup(actor: Actor, originalName: string, input: GroupInput): Promise<GroupInfo> {
+export async function updateGroup(actor: Actor, originalName: string, input: GroupUpdateInput): Promise<GroupInfo> {
   return transaction(async (tx, emit) => {
     await lockAdmins(tx);
     const g = await requireGroup(tx, originalName);
     if (input.name !== g.name) await assertNameFree(tx, input.name, g.id);
-    const ids = await userIdsFor(tx, input.members);
-    await tx.update(groups).set({ name: input.name, isAdmin: input.is_admin }).where(eq(groups.id, g.id));
-    await tx.delete(groupUsers).where(eq(groupUsers.groupId, g.id));
-    if (ids.length) await tx.insert(groupUsers).values(ids.map((userId) => ({ groupId: g.id, userId })));
+    await tx.update(groups).set({ name: input.name, isAdmin: input.is_admin ?? g.isAdmin }).where(eq(groups.id, g.id));
+    if (input.members !== undefined) {
+      const ids = await userIdsFor(tx, input.members);
+      await tx.delete(groupUsers).where(eq(groupUsers.groupId, g.id));
+      if (ids.length) await tx.insert(groupUsers).values(ids.map((userId) => ({ groupId: g.id, userId })));
+    }
     await assertAdminRemains(tx);
+    await reconcileAllLocations(tx);
     await recordActivity(tx, actor, {
       event: "group_modified",
       description: input.name !== g.name ? `Modified group ${g.name} (now ${input.name})` : `Modified group ${g.name}`,
@@ -96,6 +101,7 @@ export async function deleteGroup(actor: Actor, name: string): Promise<void> {
     const g = await requireGroup(tx, name);
     await tx.delete(groups).where(eq(groups.id, g.id));
     await assertAdminRemains(tx);
+    await reconcileAllLocations(tx);
     await recordActivity(tx, actor, { event: "group_removed", description: `Removed group ${g.name}` });
     emit({ type: "group.changed", groupId: g.id, name: g.name });
   });
@@ -107,6 +113,7 @@ export async function addMember(actor: Actor, groupName: string, username: strin
     const u = await findUserByUsername(tx, username);
     if (!u) throw notFound("user not found");
     await tx.insert(groupUsers).values({ groupId: g.id, userId: u.id }).onConflictDoNothing();
+    await reconcileAllLocations(tx);
     await recordActivity(tx, actor, { event: "group_member_added", description: `Added ${u.username} to group ${g.name}` });
     emit({ type: "group.changed", groupId: g.id, name: g.name });
   });
@@ -124,6 +131,7 @@ export async function removeMember(actor: Actor, groupName: string, username: st
       .returning();
     if (!removed.length) throw notFound("user is not a member of this group");
     await assertAdminRemains(tx);
+    await reconcileAllLocations(tx);
     await recordActivity(tx, actor, { event: "group_member_removed", description: `Removed ${u.username} from group ${g.name}` });
     emit({ type: "group.changed", groupId: g.id, name: g.name });
   });
@@ -139,6 +147,7 @@ export async function assignGroups(actor: Actor, groupNames: string[], userIds: 
     if (us.length !== new Set(userIds).size) throw badRequest("user not found", "users");
     const values = gs.flatMap((g) => us.map((u) => ({ groupId: g.id, userId: u.id })));
     await tx.insert(groupUsers).values(values).onConflictDoNothing();
+    await reconcileAllLocations(tx);
     await recordActivity(tx, actor, {
       event: "groups_assigned",
       description: `Assigned ${us.length} user(s) to ${gs.map((g) => g.name).join(", ")}`,

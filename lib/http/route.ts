@@ -124,6 +124,8 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       const rawParams = (await nextCtx?.params) ?? {};
       const params: Record<string, string> = {};
       for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
+      const nul = Object.entries(params).find(([, v]) => v.includes("\u0000"));
+      if (nul) return errorResponse(400, `${nul[0]}: ${validationText.forbiddenChars}`, { field: nul[0] });
       const cookies = parseCookies(req.headers.get("cookie"));
       const method = req.method.toUpperCase();
       const unsafe = !["GET", "HEAD", "OPTIONS"].includes(method);
@@ -205,7 +207,8 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       const e = err as { code?: string; cause?: { code?: string } };
       const pgCode = e.code ?? e.cause?.code;
       if (pgCode === "23505") return errorResponse(409, "already exists");
-      if (pgCode === "22P02" || pgCode === "22003") return errorResponse(400, "invalid value");
+      // 22P02 invalid text, 22003 out of range, 22021 bad byte sequence (e.g. a NUL in a string).
+      if (pgCode === "22P02" || pgCode === "22003" || pgCode === "22021") return errorResponse(400, "invalid value");
       console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, err);
       return errorResponse(500, "internal server error", { request_id: requestId });
     }

@@ -1,11 +1,11 @@
 import { actorOf, json, route } from "@/lib/http/route";
-import { addMemberSchema, groupSchema } from "@/lib/groups/schema";
+import { addMemberSchema, groupUpdateSchema } from "@/lib/groups/schema";
 import { addMember, deleteGroup, getGroupInfo, updateGroup } from "@/lib/groups/service";
 
 export const GET = route({ access: "admin" }, async ({ params }) => getGroupInfo(params.name));
 
 /** PUT /group/{originalName}. */
-export const PUT = route({ access: "admin", body: groupSchema }, async (ctx) =>
+export const PUT = route({ access: "admin", body: groupUpdateSchema }, async (ctx) =>
   updateGroup(actorOf(ctx), ctx.params.name, ctx.body),
 );
 
