@@ -1,14 +1,17 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
-import { users } from "../db/schema";
 
 /** Free tier without a licence (API.md): beyond these, enterprise features need a licence. */
 export const FREE_LIMITS = { users: 5, devices: 10, locations: 1, networkDevices: 10 } as const;
 
 export async function usageCounts() {
-  const [{ n }] = await getDb().select({ n: sql<number>`count(*)::int` }).from(users);
-  // Devices, locations and network devices arrive with the locations issue.
-  return { users: n, devices: 0, locations: 0, networkDevices: 0 };
+  const r = await getDb().execute<{ users: number; devices: number; locations: number; network_devices: number }>(sql`
+    select (select count(*)::int from users) users,
+           (select count(*)::int from devices where device_type = 'user') devices,
+           (select count(*)::int from locations) locations,
+           (select count(*)::int from devices where device_type = 'network') network_devices`);
+  const c = r.rows[0];
+  return { users: c.users, devices: c.devices, locations: c.locations, networkDevices: c.network_devices };
 }
 
 export async function licenseInfo() {

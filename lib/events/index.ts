@@ -1,4 +1,4 @@
-import { getDb, type Tx } from "../db";
+import { getDb, getPool, type Tx } from "../db";
 
 /**
  * Domain events, published only after the transaction that produced them commits, so a
@@ -9,7 +9,16 @@ export type DomainEvent =
   | { type: "user.modified"; userId: number; username: string }
   | { type: "user.deleted"; userId: number; username: string }
   | { type: "user.disabled"; userId: number; username: string }
-  | { type: "group.changed"; groupId: number; name: string };
+  | { type: "user.enabled"; userId: number; username: string }
+  | { type: "group.changed"; groupId: number; name: string }
+  | { type: "location.changed"; locationId: number }
+  | { type: "location.deleted"; locationId: number }
+  | { type: "device.created"; deviceId: number; userId: number }
+  | { type: "device.modified"; deviceId: number }
+  | { type: "device.deleted"; deviceId: number; pubkey: string; locationIds: number[] }
+  | { type: "device.location.added"; deviceId: number; locationId: number }
+  | { type: "device.location.removed"; deviceId: number; locationId: number }
+  | { type: "device.location.modified"; deviceId: number; locationId: number };
 
 type Handler = (e: DomainEvent) => void | Promise<void>;
 const g = globalThis as unknown as { __defguardEvents?: Set<Handler> };
@@ -32,10 +41,39 @@ function dispatch(events: DomainEvent[]) {
 
 export type Emit = (e: DomainEvent) => void;
 
-/** Run `fn` in one transaction; events it emits are dispatched after a successful commit. */
+/** PostgreSQL channel carrying committed events to every console process (gateway streams). */
+export const EVENTS_CHANNEL = "defguard_events";
+// NOTIFY payloads are limited to 8000 bytes: send events in batches well below that.
+const NOTIFY_BATCH_BYTES = 6000;
+
+async function notifyOtherProcesses(events: DomainEvent[]) {
+  let batch: DomainEvent[] = [];
+  let size = 2;
+  const flush = async () => {
+    if (!batch.length) return;
+    await getPool().query("select pg_notify($1, $2)", [EVENTS_CHANNEL, JSON.stringify(batch)]);
+    batch = [];
+    size = 2;
+  };
+  for (const e of events) {
+    const n = JSON.stringify(e).length + 1;
+    if (size + n > NOTIFY_BATCH_BYTES) await flush();
+    batch.push(e);
+    size += n;
+  }
+  await flush();
+}
+
+/**
+ * Run `fn` in one transaction; events it emits are dispatched after a successful commit to
+ * the in-process handlers and, through PostgreSQL NOTIFY, to every console process.
+ */
 export async function transaction<T>(fn: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
   const queued: DomainEvent[] = [];
   const result = await getDb().transaction((tx) => fn(tx, (e) => queued.push(e)));
-  dispatch(queued);
+  if (queued.length) {
+    dispatch(queued);
+    await notifyOtherProcesses(queued).catch((err) => console.error("[events] NOTIFY failed:", err));
+  }
   return result;
 }

@@ -10,10 +10,12 @@ import {
   updateUserSchema,
   usernameAvailableSchema,
 } from "../users/schema";
-import { addMemberSchema, groupSchema, groupsAssignSchema } from "../groups/schema";
+import { addMemberSchema, groupSchema, groupsAssignSchema, groupUpdateSchema } from "../groups/schema";
 import { activityQuerySchema } from "../activity/schema";
 import { testMailSchema } from "../mail/schema";
 import { settingsPatchSchema } from "../settings/schema";
+import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
+import { deviceSchema, networkDeviceSchema, validateIpsSchema } from "../devices/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -84,7 +86,7 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/group", tag: "groups", access: "admin", body: groupSchema, summary: "Create a group", ok: { status: 201, description: "GroupInfo" } },
   { method: "GET", path: "/group-info", tag: "groups", access: "admin", summary: "Groups with members and locations" },
   { method: "GET", path: "/group/{name}", tag: "groups", access: "admin", summary: "One group" },
-  { method: "PUT", path: "/group/{name}", tag: "groups", access: "admin", body: groupSchema, summary: "Rename / edit a group (path: original name)" },
+  { method: "PUT", path: "/group/{name}", tag: "groups", access: "admin", body: groupUpdateSchema, summary: "Rename / edit a group (path: original name)" },
   { method: "DELETE", path: "/group/{name}", tag: "groups", access: "admin", summary: "Delete a group" },
   { method: "POST", path: "/group/{name}", tag: "groups", access: "admin", body: addMemberSchema, summary: "Add a member" },
   { method: "DELETE", path: "/group/{name}/user/{username}", tag: "groups", access: "admin", summary: "Remove a member" },
@@ -92,4 +94,28 @@ export const OPERATIONS: Operation[] = [
 
   { method: "GET", path: "/activity_log", tag: "activity", access: "user", query: activityQuerySchema, summary: "Activity log page (admins: all; users: own)" },
   { method: "GET", path: "/activity_log/filters", tag: "activity", access: "user", summary: "Distinct users, events, modules, locations for filters" },
+
+  { method: "GET", path: "/network", tag: "locations", access: "admin", summary: "Locations" },
+  { method: "POST", path: "/network", tag: "locations", access: "admin", body: locationSchema, summary: "Create a location (key pair made on the server)", ok: { status: 201, description: "location" } },
+  { method: "POST", path: "/network/import", tag: "locations", access: "admin", body: importSchema, summary: "Create a location from a wg-quick file: {network, devices}", ok: { status: 201, description: "location and peers to map" } },
+  { method: "GET", path: "/network/{id}", tag: "locations", access: "admin", summary: "One location" },
+  { method: "PUT", path: "/network/{id}", tag: "locations", access: "admin", body: locationSchema, summary: "Edit a location (addresses re-assigned only where they no longer fit)" },
+  { method: "DELETE", path: "/network/{id}", tag: "locations", access: "admin", summary: "Delete a location and its network devices" },
+  { method: "POST", path: "/network/{id}/devices", tag: "locations", access: "admin", body: mapDevicesSchema, summary: "Map imported peers to users", ok: { status: 201, description: "{created}" } },
+  { method: "GET", path: "/network/{id}/device/{deviceId}/config", tag: "devices", access: "user", summary: "A device's wg-quick config for a location (owner or admin; text/plain)" },
+
+  { method: "GET", path: "/device", tag: "devices", access: "admin", summary: "All user devices" },
+  { method: "POST", path: "/device/{id}", tag: "devices", access: "self-or-admin", body: deviceSchema, summary: "Add a device for the user named in the path: {device, configs}", ok: { status: 201, description: "device and configs" } },
+  { method: "GET", path: "/device/{id}", tag: "devices", access: "user", summary: "A device (owner or admin)" },
+  { method: "PUT", path: "/device/{id}", tag: "devices", access: "user", body: deviceSchema, summary: "Edit a device (owner or admin)" },
+  { method: "DELETE", path: "/device/{id}", tag: "devices", access: "user", summary: "Delete a device (owner or admin)" },
+  { method: "GET", path: "/device/user/{username}", tag: "devices", access: "self-or-admin", summary: "A user's devices with their addresses per location" },
+  { method: "GET", path: "/device/network", tag: "network-devices", access: "admin", summary: "Network devices" },
+  { method: "POST", path: "/device/network", tag: "network-devices", access: "admin", body: networkDeviceSchema, summary: "Add a network device: {device, config}", ok: { status: 201, description: "device and config" } },
+  { method: "GET", path: "/device/network/{id}", tag: "network-devices", access: "admin", summary: "One network device" },
+  { method: "PUT", path: "/device/network/{id}", tag: "network-devices", access: "admin", body: networkDeviceSchema, summary: "Edit a network device" },
+  { method: "DELETE", path: "/device/network/{id}", tag: "network-devices", access: "admin", summary: "Delete a network device" },
+  { method: "GET", path: "/device/network/{id}/config", tag: "network-devices", access: "admin", summary: "A network device's config (private key placeholder)" },
+  { method: "GET", path: "/device/network/ip/{id}", tag: "network-devices", access: "admin", summary: "Next free address in each CIDR of a location" },
+  { method: "POST", path: "/device/network/ip/{id}", tag: "network-devices", access: "admin", body: validateIpsSchema, summary: "Check that addresses are valid and free in a location" },
 ];

@@ -1,14 +1,16 @@
 import pkg from "../../package.json";
-import { licenseInfo } from "../enterprise/service";
+import { licenseInfo, usageCounts } from "../enterprise/service";
+import { getSettings } from "./service";
 
 export const VERSION: string = pkg.version;
 
 /** GET /info (API.md). Parts owned by later domains report their "not configured" state. */
 export async function getAppInfo() {
+  const [usage, s] = await Promise.all([usageCounts(), getSettings()]);
   return {
     version: VERSION,
-    network_present: false,
-    smtp_enabled: false,
+    network_present: usage.locations > 0,
+    smtp_enabled: Boolean(s.smtpServer && s.smtpPort && s.smtpSender),
     license_info: await licenseInfo(),
     ldap_info: { enabled: false, ad: false },
     external_openid_enabled: false,

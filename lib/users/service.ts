@@ -9,6 +9,8 @@ import { publicUrl } from "../config";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
 import { listSecurityKeys } from "../mfa/service";
+import { listUserDevices } from "../devices/service";
+import { reconcileAllLocations } from "../locations/service";
 import { getSettings } from "../settings/service";
 import { passwordResetMail, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput } from "./schema";
@@ -143,7 +145,7 @@ export async function listUsers(q: ListUsersQuery) {
 /** GET /user/{username}: the user with their devices and security keys (filled by later domains). */
 export async function getUserDetails(username: string) {
   const u = await requireUser(getDb(), username);
-  return { user: await getUserInfo(u.id), devices: [] as unknown[], security_keys: await listSecurityKeys(u.id) };
+  return { user: await getUserInfo(u.id), devices: await listUserDevices(u.id), security_keys: await listSecurityKeys(u.id) };
 }
 
 async function assertUsernameFree(tx: Tx, username: string, exceptId?: number) {
@@ -239,7 +241,11 @@ export async function updateUser(actor: Actor, callerIsAdmin: boolean, username:
         isActive: input.is_active ?? u.isActive,
       })
       .where(eq(users.id, u.id));
-    if (callerIsAdmin && input.groups !== undefined) await setUserGroups(tx, u.id, input.groups);
+    if (callerIsAdmin && input.groups !== undefined) {
+      await setUserGroups(tx, u.id, input.groups);
+      // Group membership decides which locations the user's devices may use.
+      await reconcileAllLocations(tx);
+    }
     if (callerIsAdmin) await assertAdminRemains(tx);
     if (disabling) {
       await deleteUserSessions(tx, u.id);
@@ -247,6 +253,7 @@ export async function updateUser(actor: Actor, callerIsAdmin: boolean, username:
       emit({ type: "user.disabled", userId: u.id, username: input.username });
     } else if (input.is_active === true && !u.isActive) {
       await recordActivity(tx, actor, { event: "user_enabled", description: `Enabled user ${input.username}` });
+      emit({ type: "user.enabled", userId: u.id, username: input.username });
     }
     await recordActivity(tx, actor, {
       event: "user_modified",
@@ -261,7 +268,12 @@ export async function deleteUser(actor: Actor, username: string): Promise<void> 
   await transaction(async (tx, emit) => {
     await lockAdmins(tx);
     const u = await requireUser(tx, username);
+    // The user's devices go with them: gateways must drop their peers.
+    const owned = await tx.execute<{ id: number; pubkey: string; locs: number[] }>(sql`
+      select d.id, d.wireguard_pubkey pubkey, coalesce(array_agg(dl.location_id) filter (where dl.location_id is not null), '{}') locs
+      from devices d left join device_locations dl on dl.device_id = d.id where d.user_id = ${u.id} group by d.id`);
     await tx.delete(users).where(eq(users.id, u.id));
+    for (const d of owned.rows) emit({ type: "device.deleted", deviceId: Number(d.id), pubkey: d.pubkey, locationIds: d.locs.map(Number) });
     await assertAdminRemains(tx);
     await recordActivity(tx, actor, { event: "user_removed", description: `Removed user ${u.username}` });
     emit({ type: "user.deleted", userId: u.id, username: u.username });

@@ -4,3 +4,5 @@ export * from "./settings";
 export * from "./activity";
 export * from "./mail";
 export * from "./mfa";
+export * from "./locations";
+export * from "./gateways";

@@ -1,0 +1,43 @@
+import { bigint, bigserial, boolean, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { devices, locations } from "./locations";
+
+/** Gateways seen by the console, one row per (location, hostname). */
+export const gateways = pgTable(
+  "gateways",
+  {
+    id: serial("id").primaryKey(),
+    locationId: integer("location_id")
+      .notNull()
+      .references(() => locations.id, { onDelete: "cascade" }),
+    hostname: text("hostname").notNull(),
+    name: text("name"),
+    version: text("version"),
+    connected: boolean("connected").notNull().default(false),
+    connectedAt: timestamp("connected_at", { withTimezone: true }),
+    disconnectedAt: timestamp("disconnected_at", { withTimezone: true }),
+    lastSeenAt: timestamp("last_seen_at", { withTimezone: true }),
+    /** Console process holding its update stream (for clean-up after a crash). */
+    processId: text("process_id"),
+  },
+  (t) => [uniqueIndex("gateways_location_host_idx").on(t.locationId, t.hostname)],
+);
+
+/** Per-interval transfer of a device in a location, from gateway stats (deltas, not counters). */
+export const deviceStats = pgTable(
+  "device_stats",
+  {
+    id: bigserial("id", { mode: "number" }).primaryKey(),
+    deviceId: integer("device_id")
+      .notNull()
+      .references(() => devices.id, { onDelete: "cascade" }),
+    locationId: integer("location_id")
+      .notNull()
+      .references(() => locations.id, { onDelete: "cascade" }),
+    collectedAt: timestamp("collected_at", { withTimezone: true }).notNull(),
+    upload: bigint("upload", { mode: "number" }).notNull(),
+    download: bigint("download", { mode: "number" }).notNull(),
+    endpoint: text("endpoint"),
+    latestHandshake: timestamp("latest_handshake", { withTimezone: true }),
+  },
+  (t) => [index("device_stats_location_time_idx").on(t.locationId, t.collectedAt), index("device_stats_device_time_idx").on(t.deviceId, t.collectedAt)],
+);

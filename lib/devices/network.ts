@@ -1,0 +1,203 @@
+import { and, asc, eq, inArray, ne } from "drizzle-orm";
+import { getDb, type Tx } from "../db";
+import { deviceLocations, devices, locations, users } from "../db/schema";
+import { badRequest, conflict } from "../errors";
+import { recordActivity, type Actor } from "../activity/service";
+import { transaction } from "../events";
+import { containsIp, firstFree, formatIp, isAssignable, parseIp } from "../wireguard/ip";
+import { locationCidrs, requireLocation, type LocationRow } from "../locations/service";
+import { deleteDeviceRow, deviceConfig, requireDevice } from "./service";
+import type { NetworkDeviceInput } from "./schema";
+
+export const MSG = {
+  mfaLocation: "network devices can only be added to locations without MFA",
+  ipInvalid: "IP is invalid",
+  ipInUse: "IP is already in use",
+  nameTaken: "Device with this name already exists",
+  keyTaken: "key is already in use by another device",
+} as const;
+
+type Row = typeof devices.$inferSelect;
+
+async function view(tx: Tx, rows: Row[]) {
+  if (!rows.length) return [];
+  const ids = rows.map((r) => r.id);
+  const links = await tx
+    .select({ deviceId: deviceLocations.deviceId, ips: deviceLocations.ips, locId: locations.id, locName: locations.name })
+    .from(deviceLocations)
+    .innerJoin(locations, eq(locations.id, deviceLocations.locationId))
+    .where(inArray(deviceLocations.deviceId, ids));
+  const owners = await tx
+    .select({ id: users.id, username: users.username })
+    .from(users)
+    .where(inArray(users.id, [...new Set(rows.map((r) => r.userId))]));
+  return rows.map((d) => {
+    const l = links.find((x) => x.deviceId === d.id);
+    return {
+      id: d.id,
+      name: d.name,
+      description: d.description,
+      wireguard_pubkey: d.wireguardPubkey,
+      assigned_ips: l?.ips ?? [],
+      location: l ? { id: l.locId, name: l.locName } : null,
+      added_by: owners.find((o) => o.id === d.userId)?.username ?? null,
+      added_date: d.createdAt.toISOString(),
+      configured: d.configured,
+    };
+  });
+}
+
+export async function listNetworkDevices() {
+  const db = getDb();
+  return view(db, await db.select().from(devices).where(eq(devices.deviceType, "network")).orderBy(asc(devices.name)));
+}
+
+export async function getNetworkDevice(id: number) {
+  const db = getDb();
+  return (await view(db, [await requireDevice(db, id, "network")]))[0];
+}
+
+/** Taken addresses of a location, optionally ignoring one device (when it is being edited). */
+async function takenIps(tx: Tx, locationId: number, exceptDeviceId?: number): Promise<Set<string>> {
+  const rows = await tx
+    .select({ ips: deviceLocations.ips })
+    .from(deviceLocations)
+    .where(and(eq(deviceLocations.locationId, locationId), exceptDeviceId ? ne(deviceLocations.deviceId, exceptDeviceId) : undefined));
+  const out = new Set<string>();
+  for (const r of rows) for (const ip of r.ips) out.add(ip);
+  return out;
+}
+
+export interface IpCheck {
+  ip: string;
+  valid: boolean;
+  available: boolean;
+}
+
+/** Validate requested addresses: each must be a device address of a distinct location CIDR and free. */
+export async function checkIps(tx: Tx, loc: LocationRow, ips: string[], exceptDeviceId?: number): Promise<IpCheck[]> {
+  const cidrs = locationCidrs(loc);
+  const taken = await takenIps(tx, loc.id, exceptDeviceId);
+  const usedCidr = new Set<number>();
+  return ips.map((text) => {
+    const ip = parseIp(text);
+    const idx = ip ? cidrs.findIndex((c) => c.version === ip.version && containsIp(c, ip.value, ip.version)) : -1;
+    const valid = ip !== null && idx >= 0 && isAssignable(cidrs[idx], ip.value) && !usedCidr.has(idx);
+    if (valid) usedCidr.add(idx);
+    const canonical = ip ? formatIp(ip.value, ip.version) : text;
+    return { ip: canonical, valid, available: valid && !taken.has(canonical) };
+  });
+}
+
+/** GET /device/network/ip/{locationId}: the next free address in each CIDR of the location. */
+export async function nextFreeIps(locationId: number) {
+  const db = getDb();
+  const loc = await requireLocation(db, locationId);
+  const cidrs = locationCidrs(loc);
+  const taken = await takenIps(db, loc.id);
+  const ips = cidrs.map((c) => {
+    const used = new Set<bigint>([c.addr]);
+    for (const t of taken) {
+      const ip = parseIp(t);
+      if (ip && ip.version === c.version) used.add(ip.value);
+    }
+    const ip = firstFree(c, used);
+    return ip === null ? null : formatIp(ip, c.version);
+  });
+  return { location_id: loc.id, ips };
+}
+
+export async function validateIps(locationId: number, ips: string[], deviceId?: number) {
+  const db = getDb();
+  const loc = await requireLocation(db, locationId);
+  return { ips: await checkIps(db, loc, ips, deviceId) };
+}
+
+async function assertUnique(tx: Tx, name: string, pubkey: string, exceptId?: number) {
+  const [byName] = await tx
+    .select({ id: devices.id })
+    .from(devices)
+    .where(and(eq(devices.deviceType, "network"), eq(devices.name, name), exceptId ? ne(devices.id, exceptId) : undefined));
+  if (byName) throw conflict(MSG.nameTaken, "name");
+  const [byKey] = await tx
+    .select({ id: devices.id })
+    .from(devices)
+    .where(and(eq(devices.wireguardPubkey, pubkey), exceptId ? ne(devices.id, exceptId) : undefined));
+  if (byKey) throw conflict(MSG.keyTaken, "wireguard_pubkey");
+}
+
+async function resolveIps(tx: Tx, loc: LocationRow, wanted: string[], exceptId?: number): Promise<string[]> {
+  const checks = await checkIps(tx, loc, wanted, exceptId);
+  const bad = checks.find((c) => !c.valid);
+  if (bad) throw badRequest(`${MSG.ipInvalid}: ${bad.ip}`, "assigned_ips");
+  const busy = checks.find((c) => !c.available);
+  if (busy) throw conflict(`${MSG.ipInUse}: ${busy.ip}`, "assigned_ips");
+  return checks.map((c) => c.ip);
+}
+
+/** POST /device/network: {device, config} (the config carries the private key placeholder). */
+export async function createNetworkDevice(actor: Actor, input: NetworkDeviceInput) {
+  return transaction(async (tx, emit) => {
+    const loc = await requireLocation(tx, input.location_id);
+    if (loc.mfaMode !== "disabled") throw badRequest(MSG.mfaLocation, "location_id");
+    await assertUnique(tx, input.name, input.wireguard_pubkey);
+    const ips = await resolveIps(tx, loc, input.assigned_ips);
+    const [d] = await tx
+      .insert(devices)
+      .values({
+        name: input.name,
+        wireguardPubkey: input.wireguard_pubkey,
+        userId: actor.userId!,
+        description: input.description,
+        deviceType: "network",
+      })
+      .returning();
+    await tx.insert(deviceLocations).values({ deviceId: d.id, locationId: loc.id, ips });
+    await recordActivity(tx, actor, { event: "network_device_added", device: d.name, location: loc.name, description: `Added network device ${d.name}` });
+    emit({ type: "device.location.added", deviceId: d.id, locationId: loc.id });
+    return { device: (await view(tx, [d]))[0], config: deviceConfig(loc, ips) };
+  });
+}
+
+export async function updateNetworkDevice(actor: Actor, id: number, input: NetworkDeviceInput) {
+  return transaction(async (tx, emit) => {
+    const d = await requireDevice(tx, id, "network");
+    const [link] = await tx.select().from(deviceLocations).where(eq(deviceLocations.deviceId, id));
+    if (link && link.locationId !== input.location_id) throw badRequest("a network device cannot move to another location", "location_id");
+    const loc = await requireLocation(tx, input.location_id);
+    await assertUnique(tx, input.name, input.wireguard_pubkey, id);
+    const ips = await resolveIps(tx, loc, input.assigned_ips, id);
+    const [u] = await tx
+      .update(devices)
+      .set({ name: input.name, description: input.description, wireguardPubkey: input.wireguard_pubkey })
+      .where(eq(devices.id, id))
+      .returning();
+    await tx
+      .insert(deviceLocations)
+      .values({ deviceId: id, locationId: loc.id, ips })
+      .onConflictDoUpdate({ target: [deviceLocations.deviceId, deviceLocations.locationId], set: { ips } });
+    await recordActivity(tx, actor, { event: "network_device_modified", device: u.name, location: loc.name });
+    if (d.wireguardPubkey !== u.wireguardPubkey) emit({ type: "device.deleted", deviceId: id, pubkey: d.wireguardPubkey, locationIds: [loc.id] });
+    emit({ type: "device.location.modified", deviceId: id, locationId: loc.id });
+    return (await view(tx, [u]))[0];
+  });
+}
+
+export async function deleteNetworkDevice(actor: Actor, id: number) {
+  await transaction(async (tx, emit) => {
+    const d = await requireDevice(tx, id, "network");
+    await deleteDeviceRow(tx, emit, actor, d);
+  });
+}
+
+export async function networkDeviceConfig(id: number) {
+  const db = getDb();
+  const d = await requireDevice(db, id, "network");
+  const [row] = await db
+    .select({ ips: deviceLocations.ips, loc: locations })
+    .from(deviceLocations)
+    .innerJoin(locations, eq(locations.id, deviceLocations.locationId))
+    .where(eq(deviceLocations.deviceId, id));
+  if (!row) throw badRequest("device has no location");
+  return { device: d, config: deviceConfig(row.loc, row.ips) };
+}

@@ -1,0 +1,102 @@
+import { z } from "zod";
+import { capacity, cidrsOverlap, parseCidrList, parseCidrOrIp, parseIp } from "../wireguard/ip";
+import { requiredOrType, V } from "../validation";
+
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
+export function isIpOrDomain(v: string): boolean {
+  return parseIp(v) !== null || HOSTNAME.test(v);
+}
+
+/** A comma-separated string or an array (what GET returns), normalised to trimmed entries. */
+const listInput = z
+  .union([z.string({ error: V.invalidType }), z.array(z.string({ error: V.invalidType }), { error: V.invalidType })])
+  .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter(Boolean));
+
+export const portSchema = z.coerce
+  .number({ error: V.invalidNumber })
+  .int({ error: V.invalidNumber })
+  .min(1, { error: "invalidPort" })
+  .max(65535, { error: "maxPort" });
+
+export const LOCATION_MFA_MODES = ["disabled", "internal", "external"] as const;
+
+const locationBase = z.object({
+  name: z
+    .string(requiredOrType)
+    .trim()
+    .min(1, { error: V.required })
+    .max(64, { error: V.tooLong })
+    .regex(/^[^<>\p{Cc}]+$/u, { error: V.forbiddenChars }),
+  address: listInput
+    .refine((l) => l.length > 0, { error: V.required })
+    .refine((l) => l.length <= 16, { error: V.tooLong })
+    .superRefine((list, ctx) => {
+      const parsed = parseCidrList(list.join(","));
+      if (!parsed.ok) return void ctx.addIssue({ code: "custom", message: "invalidAddressNetmask" });
+      const c = parsed.value;
+      if (c.some((x) => capacity(x) < 1n)) ctx.addIssue({ code: "custom", message: "noRoomForDevices" });
+      for (let i = 0; i < c.length; i++)
+        for (let j = i + 1; j < c.length; j++)
+          if (cidrsOverlap(c[i], c[j])) ctx.addIssue({ code: "custom", message: "overlappingAddresses" });
+    }),
+  endpoint: z
+    .string(requiredOrType)
+    .trim()
+    .min(1, { error: V.required })
+    .max(253, { error: V.tooLong })
+    .refine(isIpOrDomain, { error: "invalidEndpoint" }),
+  port: portSchema,
+  allowed_ips: listInput
+    .default([])
+    .refine((l) => l.length <= 256, { error: V.tooLong })
+    .refine((l) => l.every((e) => parseCidrOrIp(e) !== null || HOSTNAME.test(e)), { error: "invalidAllowedIps" }),
+  dns: z
+    .string({ error: V.invalidType })
+    .trim()
+    .max(1024, { error: V.tooLong })
+    .nullish()
+    .transform((v) => (v ? v : null))
+    .refine((v) => v === null || v.split(",").map((s) => s.trim()).filter(Boolean).every(isIpOrDomain), { error: "invalidDns" }),
+  allowed_groups: z.array(z.string({ error: V.invalidType }).max(64, { error: V.tooLong }), { error: V.invalidType }).max(1000).default([]),
+  keepalive_interval: z.coerce.number({ error: V.invalidNumber }).int().min(0, { error: "minValue" }).max(65535, { error: "maxValue" }).default(25),
+  peer_disconnect_threshold: z.coerce.number({ error: V.invalidNumber }).int().min(120, { error: "minValue" }).max(86_400, { error: "maxValue" }).default(300),
+  acl_enabled: z.boolean({ error: V.invalidType }).default(false),
+  acl_default_allow: z.boolean({ error: V.invalidType }).default(false),
+  location_mfa_mode: z.enum(LOCATION_MFA_MODES, { error: V.invalidType }).optional(),
+  /** Earlier wording of location_mfa_mode (SPEC §3). */
+  mfa_enabled: z.boolean({ error: V.invalidType }).optional(),
+});
+
+/** POST /network and PUT /network/{id} (API.md location request). */
+export const locationSchema = locationBase.transform(({ mfa_enabled, ...rest }) => ({
+  ...rest,
+  location_mfa_mode: rest.location_mfa_mode ?? (mfa_enabled ? "internal" : "disabled"),
+}));
+export type LocationInput = z.infer<typeof locationSchema>;
+
+/** POST /network/import: a wg-quick file becomes a location; its peers come back for mapping. */
+export const importSchema = z.object({
+  name: locationBase.shape.name,
+  endpoint: locationBase.shape.endpoint,
+  config: z.string(requiredOrType).min(1, { error: V.required }).max(512 * 1024, { error: V.tooLong }),
+  allowed_groups: locationBase.shape.allowed_groups,
+});
+
+/** POST /network/{id}/devices: map imported peers to users. */
+export const mapDevicesSchema = z.object({
+  devices: z
+    .array(
+      z.object({
+        name: z.string(requiredOrType).trim().min(1, { error: V.required }).max(64, { error: V.tooLong }),
+        wireguard_pubkey: z.string(requiredOrType).trim(),
+        user_id: z.number({ error: V.invalidType }).int().positive(),
+        wireguard_ips: listInput.refine((l) => l.length > 0, { error: V.required }),
+      }),
+      { error: V.invalidType },
+    )
+    .min(1, { error: V.required })
+    .max(10_000),
+});
+
+export const statsQuerySchema = z.object({ from: z.coerce.date({ error: "invalidDate" }).optional() });
