@@ -12,6 +12,10 @@ import { startEmbeddedPostgres, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
 import { bootstrap } from "./lib/bootstrap";
+import { grpcPort } from "./lib/config";
+import { startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
+import { startHub, stopHub } from "./lib/gateways/hub";
+import { resetStaleConnections } from "./lib/gateways/service";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.argv.includes("--dev");
@@ -50,6 +54,17 @@ async function main() {
     log('first start: created user "admin" with DEFGUARD_DEFAULT_ADMIN_PASSWORD');
   }
 
+  // Gateways: committed changes from every console process arrive by NOTIFY; the gRPC server
+  // serves Config/Updates/Stats on DEFGUARD_GRPC_PORT.
+  await startHub();
+  await resetStaleConnections(PROCESS_ID);
+  let grpc: GrpcServerHandle | null = null;
+  if (process.env.DEFGUARD_GRPC_DISABLED !== "1") {
+    const grpcHost = process.env.DEFGUARD_GRPC_HOST || "0.0.0.0";
+    grpc = await startGrpcServer(grpcHost, grpcPort());
+    log(`gRPC (gateways, workers) listening on ${grpcHost}:${grpc.port}`);
+  }
+
   const port = httpPort();
   const host = process.env.HOST || "0.0.0.0";
   const app = next({ dev, dir: process.cwd(), hostname: "localhost", port });
@@ -64,6 +79,7 @@ async function main() {
   });
   server.on("error", async (err) => {
     console.error(`[defguard] cannot serve on ${host}:${port}: ${err.message}`);
+    await grpc?.stop().catch(() => {});
     await closeDb().catch(() => {});
     if (embedded) await embedded.stop().catch(() => {});
     process.exit(1);
@@ -79,6 +95,8 @@ async function main() {
     force.unref();
     server.close();
     server.closeAllConnections?.();
+    await grpc?.stop().catch(() => {});
+    await stopHub().catch(() => {});
     await closeDb().catch(() => {});
     if (embedded) await embedded.stop().catch((e) => console.error("[defguard] stopping PostgreSQL:", e));
     process.exit(0);

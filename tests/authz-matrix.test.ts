@@ -119,6 +119,11 @@ const ROUTES: Record<string, Row> = {
   "GET /device/network/{id}/config": { access: "admin" },
   "GET /device/network/ip/{id}": { access: "admin" },
   "POST /device/network/ip/{id}": { access: "admin" },
+  // gateways
+  "GET /network/gateways": { access: "admin" },
+  "GET /network/{id}/gateways": { access: "admin" },
+  "DELETE /network/{id}/gateways/{gatewayId}": { access: "admin" },
+  "GET /network/{id}/token": { access: "admin" },
 };
 
 /**
@@ -127,7 +132,7 @@ const ROUTES: Record<string, Row> = {
  * `self` parameter and {username} get the caller's (or the target's) username instead; {name}
  * a throwaway group. Add a value with each new parameter name.
  */
-const PARAM_VALUES: Record<string, string> = { id: "999999", deviceId: "999999", keyId: "999999" };
+const PARAM_VALUES: Record<string, string> = { id: "999999", deviceId: "999999", keyId: "999999", gatewayId: "999999" };
 
 // ------------------------------------------------------------------ answers per access level
 

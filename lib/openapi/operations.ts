@@ -118,4 +118,9 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/device/network/{id}/config", tag: "network-devices", access: "admin", summary: "A network device's config (private key placeholder)" },
   { method: "GET", path: "/device/network/ip/{id}", tag: "network-devices", access: "admin", summary: "Next free address in each CIDR of a location" },
   { method: "POST", path: "/device/network/ip/{id}", tag: "network-devices", access: "admin", body: validateIpsSchema, summary: "Check that addresses are valid and free in a location" },
+
+  { method: "GET", path: "/network/gateways", tag: "gateways", access: "admin", summary: "Gateways of every location: {\"<location id>\": [GatewayState]}" },
+  { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },
+  { method: "DELETE", path: "/network/{id}/gateways/{gatewayId}", tag: "gateways", access: "admin", summary: "Forget a gateway" },
+  { method: "GET", path: "/network/{id}/token", tag: "gateways", access: "admin", summary: "Gateway token and gRPC URL: {token, grpc_url}" },
 ];

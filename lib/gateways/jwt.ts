@@ -1,0 +1,63 @@
+import { createHmac } from "node:crypto";
+import { safeEqual } from "../crypto";
+
+/**
+ * HS256 JWTs for gateways and provisioning workers (GATEWAY_PROTOCOL.md): claims
+ * iss "DefGuard", sub "DEFGUARD-NETWORK-<locationId>" (workers: "DEFGUARD-WORKER"),
+ * client_id, exp, nbf. Written with node:crypto; no library needed for one algorithm.
+ */
+export const ISSUER = "DefGuard";
+const TEN_YEARS = 10 * 365 * 24 * 3600;
+
+const b64 = (v: string | Buffer) => Buffer.from(v).toString("base64url");
+
+export interface Claims {
+  iss: string;
+  sub: string;
+  client_id: string;
+  exp: number;
+  nbf: number;
+}
+
+export function signJwt(claims: Claims, secret: string): string {
+  const head = b64(JSON.stringify({ alg: "HS256", typ: "JWT" }));
+  const body = b64(JSON.stringify(claims));
+  const sig = createHmac("sha256", secret).update(`${head}.${body}`).digest("base64url");
+  return `${head}.${body}.${sig}`;
+}
+
+/** Verified claims, or null for anything malformed, forged, expired or not yet valid. */
+export function verifyJwt(token: string, secret: string, nowSec = Math.floor(Date.now() / 1000)): Claims | null {
+  if (typeof token !== "string" || token.length > 4096) return null;
+  const parts = token.split(".");
+  if (parts.length !== 3) return null;
+  const [head, body, sig] = parts;
+  const expected = createHmac("sha256", secret).update(`${head}.${body}`).digest("base64url");
+  if (!safeEqual(sig, expected)) return null;
+  try {
+    const h = JSON.parse(Buffer.from(head, "base64url").toString("utf8"));
+    if (h.alg !== "HS256") return null;
+    const c = JSON.parse(Buffer.from(body, "base64url").toString("utf8")) as Claims;
+    if (c.iss !== ISSUER || typeof c.sub !== "string" || typeof c.exp !== "number") return null;
+    if (c.exp < nowSec || (typeof c.nbf === "number" && c.nbf > nowSec + 60)) return null;
+    return c;
+  } catch {
+    return null;
+  }
+}
+
+export function gatewayToken(locationId: number, secret: string, nowSec = Math.floor(Date.now() / 1000)): string {
+  return signJwt(
+    { iss: ISSUER, sub: `DEFGUARD-NETWORK-${locationId}`, client_id: String(locationId), exp: nowSec + TEN_YEARS, nbf: nowSec },
+    secret,
+  );
+}
+
+/** The location a gateway token is for, or null. */
+export function locationFromToken(token: string, secret: string): number | null {
+  const c = verifyJwt(token, secret);
+  if (!c) return null;
+  const m = /^DEFGUARD-NETWORK-(\d{1,10})$/.exec(c.sub);
+  if (!m || c.client_id !== m[1]) return null;
+  return Number(m[1]);
+}

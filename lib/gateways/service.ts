@@ -1,0 +1,187 @@
+import { and, asc, eq, sql } from "drizzle-orm";
+import { getDb, type Tx } from "../db";
+import { gateways, locations } from "../db/schema";
+import { notFound } from "../errors";
+import { grpcPort, publicUrl, secret } from "../config";
+import { recordActivity, SYSTEM_ACTOR, type Actor } from "../activity/service";
+import { locationPrivateKey, requireLocation, type LocationRow } from "../locations/service";
+import { parseIp } from "../wireguard/ip";
+import { gatewayToken } from "./jwt";
+
+/** gateway.Peer as sent on the wire. */
+export interface WirePeer {
+  pubkey: string;
+  allowed_ips: string[];
+  preshared_key?: string;
+  keepalive_interval?: number;
+}
+
+/** gateway.Configuration as sent on the wire (firewall_config added by the ACL domain). */
+export interface WireConfiguration {
+  name: string;
+  prvkey: string;
+  port: number;
+  peers: WirePeer[];
+  addresses: string[];
+  firewall_config?: unknown;
+}
+
+const hostRoute = (ip: string) => `${ip}/${parseIp(ip)?.version === 6 ? 128 : 32}`;
+
+type PeerRow = {
+  device_id: number;
+  pubkey: string;
+  ips: string[];
+  preshared_key: string | null;
+  is_authorized: boolean;
+  is_active: boolean;
+  device_type: string;
+  mfa_mode: string;
+  keepalive: number;
+};
+
+/**
+ * Peers a location's gateway must have right now: devices with addresses there whose owner is
+ * active (network devices always); in MFA locations only authorised devices, with their PSK.
+ */
+function toPeer(r: PeerRow): WirePeer | null {
+  if (r.device_type === "user" && !r.is_active) return null;
+  const mfa = r.mfa_mode !== "disabled";
+  if (mfa && r.device_type === "user" && !(r.is_authorized && r.preshared_key)) return null;
+  const peer: WirePeer = { pubkey: r.pubkey, allowed_ips: r.ips.map(hostRoute), keepalive_interval: r.keepalive };
+  if (mfa && r.preshared_key) peer.preshared_key = r.preshared_key;
+  return peer;
+}
+
+const peerSelect = (where: ReturnType<typeof sql>) => sql`
+  select d.id device_id, d.wireguard_pubkey pubkey, dl.ips, dl.preshared_key, dl.is_authorized, u.is_active,
+         d.device_type, l.location_mfa_mode mfa_mode, l.keepalive_interval keepalive
+  from device_locations dl
+  join devices d on d.id = dl.device_id
+  join users u on u.id = d.user_id
+  join locations l on l.id = dl.location_id
+  where ${where}
+  order by d.id`;
+
+export async function desiredPeers(locationId: number, tx: Tx = getDb()): Promise<WirePeer[]> {
+  const r = await tx.execute<PeerRow>(peerSelect(sql`dl.location_id = ${locationId}`));
+  return r.rows.map(toPeer).filter((p): p is WirePeer => p !== null);
+}
+
+/** The peer one device should be in one location, or null when it should not be there. */
+export async function peerFor(locationId: number, deviceId: number): Promise<WirePeer | null> {
+  const r = await getDb().execute<PeerRow>(peerSelect(sql`dl.location_id = ${locationId} and dl.device_id = ${deviceId}`));
+  return r.rows[0] ? toPeer(r.rows[0]) : null;
+}
+
+/** Devices (with keys and locations) of a user, for enabling/disabling their peers. */
+export async function userPeers(userId: number) {
+  const r = await getDb().execute<PeerRow & { location_id: number }>(sql`
+    select dl.location_id, d.id device_id, d.wireguard_pubkey pubkey, dl.ips, dl.preshared_key, dl.is_authorized, u.is_active,
+           d.device_type, l.location_mfa_mode mfa_mode, l.keepalive_interval keepalive
+    from device_locations dl join devices d on d.id = dl.device_id join users u on u.id = d.user_id
+    join locations l on l.id = dl.location_id
+    where d.user_id = ${userId}`);
+  return r.rows.map((row) => ({ locationId: Number(row.location_id), pubkey: row.pubkey, peer: toPeer(row) }));
+}
+
+export async function gatewayConfiguration(locationId: number): Promise<WireConfiguration> {
+  const db = getDb();
+  const loc = await requireLocation(db, locationId);
+  return configurationFor(loc, await desiredPeers(locationId, db));
+}
+
+export function configurationFor(loc: LocationRow, peers: WirePeer[]): WireConfiguration {
+  return { name: loc.name, prvkey: locationPrivateKey(loc), port: loc.port, peers, addresses: loc.address };
+}
+
+/** GatewayState of API.md. */
+export function toGatewayState(g: typeof gateways.$inferSelect, locationName: string) {
+  return {
+    uid: String(g.id),
+    id: g.id,
+    name: g.name,
+    hostname: g.hostname,
+    connected: g.connected,
+    connected_at: g.connectedAt?.toISOString() ?? null,
+    disconnected_at: g.disconnectedAt?.toISOString() ?? null,
+    network_id: g.locationId,
+    network_name: locationName,
+    version: g.version,
+  };
+}
+
+export async function listGateways(locationId?: number) {
+  const rows = await getDb()
+    .select({ g: gateways, name: locations.name })
+    .from(gateways)
+    .innerJoin(locations, eq(locations.id, gateways.locationId))
+    .where(locationId ? eq(gateways.locationId, locationId) : undefined)
+    .orderBy(asc(gateways.locationId), asc(gateways.hostname));
+  return rows.map((r) => toGatewayState(r.g, r.name));
+}
+
+/** GET /network/gateways: {"<location id>": [GatewayState]}. */
+export async function gatewaysByLocation() {
+  const out: Record<string, ReturnType<typeof toGatewayState>[]> = {};
+  for (const g of await listGateways()) (out[String(g.network_id)] ??= []).push(g);
+  return out;
+}
+
+export async function deleteGateway(actor: Actor, locationId: number, gatewayId: number) {
+  await getDb().transaction(async (tx) => {
+    const removed = await tx
+      .delete(gateways)
+      .where(and(eq(gateways.id, gatewayId), eq(gateways.locationId, locationId)))
+      .returning();
+    if (!removed.length) throw notFound("gateway not found");
+    await recordActivity(tx, actor, { event: "gateway_removed", description: `Removed gateway ${removed[0].hostname}` });
+  });
+}
+
+/** GET /network/{id}/token: {token, grpc_url}. */
+export async function tokenFor(locationId: number) {
+  await requireLocation(getDb(), locationId);
+  const host = new URL(publicUrl()).hostname;
+  return { token: gatewayToken(locationId, secret("gatewaySecret")), grpc_url: `http://${host}:${grpcPort()}` };
+}
+
+/** A gateway fetched its configuration or opened its update stream. */
+export async function gatewaySeen(locationId: number, hostname: string, meta: { name?: string | null; version?: string | null }) {
+  const now = new Date();
+  await getDb()
+    .insert(gateways)
+    .values({ locationId, hostname, name: meta.name ?? null, version: meta.version ?? null, lastSeenAt: now })
+    .onConflictDoUpdate({
+      target: [gateways.locationId, gateways.hostname],
+      set: { lastSeenAt: now, ...(meta.name ? { name: meta.name } : {}), ...(meta.version ? { version: meta.version } : {}) },
+    });
+}
+
+export async function gatewayConnected(locationId: number, hostname: string, processId: string) {
+  const [g] = await getDb()
+    .update(gateways)
+    .set({ connected: true, connectedAt: new Date(), processId, lastSeenAt: new Date() })
+    .where(and(eq(gateways.locationId, locationId), eq(gateways.hostname, hostname)))
+    .returning();
+  const [l] = await getDb().select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
+  await recordActivity(getDb(), SYSTEM_ACTOR, { event: "gateway_connected", module: "vpn", location: l?.name ?? null, description: `Gateway ${hostname} connected` });
+  return g;
+}
+
+export async function gatewayDisconnected(locationId: number, hostname: string) {
+  await getDb()
+    .update(gateways)
+    .set({ connected: false, disconnectedAt: new Date() })
+    .where(and(eq(gateways.locationId, locationId), eq(gateways.hostname, hostname)));
+  const [l] = await getDb().select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
+  await recordActivity(getDb(), SYSTEM_ACTOR, { event: "gateway_disconnected", module: "vpn", location: l?.name ?? null, description: `Gateway ${hostname} disconnected` });
+}
+
+/** At start-up: gateways recorded as connected through this process's previous life are not. */
+export async function resetStaleConnections(processId: string) {
+  await getDb()
+    .update(gateways)
+    .set({ connected: false, disconnectedAt: new Date() })
+    .where(and(eq(gateways.connected, true), sql`${gateways.processId} is distinct from ${processId}`, sql`${gateways.lastSeenAt} < now() - interval '2 minutes'`));
+}
