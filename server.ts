@@ -16,6 +16,7 @@ import { grpcPort } from "./lib/config";
 import { startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
 import { startHub, stopHub } from "./lib/gateways/hub";
 import { resetStaleConnections } from "./lib/gateways/service";
+import { startJobs } from "./lib/jobs/runner";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.argv.includes("--dev");
@@ -65,6 +66,8 @@ async function main() {
     log(`gRPC (gateways, workers) listening on ${grpcHost}:${grpc.port}`);
   }
 
+  const stopJobs = startJobs();
+
   const port = httpPort();
   const host = process.env.HOST || "0.0.0.0";
   const app = next({ dev, dir: process.cwd(), hostname: "localhost", port });
@@ -95,6 +98,7 @@ async function main() {
     force.unref();
     server.close();
     server.closeAllConnections?.();
+    stopJobs();
     await grpc?.stop().catch(() => {});
     await stopHub().catch(() => {});
     await closeDb().catch(() => {});

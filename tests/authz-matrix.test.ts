@@ -124,6 +124,10 @@ const ROUTES: Record<string, Row> = {
   "GET /network/{id}/gateways": { access: "admin" },
   "DELETE /network/{id}/gateways/{gatewayId}": { access: "admin" },
   "GET /network/{id}/token": { access: "admin" },
+  // stats
+  "GET /network/stats": { access: "admin" },
+  "GET /network/{id}/stats": { access: "admin" },
+  "GET /network/{id}/stats/users": { access: "admin" },
 };
 
 /**

@@ -213,7 +213,14 @@ export async function listUserDevices(userId: number, tx: Tx = getDb()) {
   const rows = await tx.select().from(devices).where(and(eq(devices.userId, userId), eq(devices.deviceType, "user"))).orderBy(asc(devices.id));
   if (!rows.length) return [];
   const links = await tx
-    .select({ deviceId: deviceLocations.deviceId, ips: deviceLocations.ips, loc: locations })
+    .select({
+      deviceId: deviceLocations.deviceId,
+      ips: deviceLocations.ips,
+      loc: locations,
+      endpoint: deviceLocations.lastEndpoint,
+      handshake: deviceLocations.lastHandshake,
+      connected: deviceLocations.connected,
+    })
     .from(deviceLocations)
     .innerJoin(locations, eq(locations.id, deviceLocations.locationId))
     .where(inArray(deviceLocations.deviceId, rows.map((r) => r.id)))
@@ -227,11 +234,10 @@ export async function listUserDevices(userId: number, tx: Tx = getDb()) {
         network_name: l.loc.name,
         network_gateway_ip: l.loc.address[0]?.split("/")[0] ?? null,
         device_wireguard_ips: l.ips,
-        // Connection facts arrive with the gateways domain.
-        last_connected_ip: null as string | null,
-        last_connected_location: null as string | null,
-        last_connected_at: null as string | null,
-        is_active: false,
+        last_connected_ip: l.endpoint ? l.endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") : null,
+        last_connected_location: l.handshake ? l.loc.name : null,
+        last_connected_at: l.handshake?.toISOString() ?? null,
+        is_active: l.connected,
       })),
   }));
 }

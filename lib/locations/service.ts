@@ -1,6 +1,6 @@
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { deviceLocations, devices, groups, locationGroups, locations } from "../db/schema";
+import { deviceLocations, devices, gateways, groups, locationGroups, locations } from "../db/schema";
 import { badRequest, conflict, notFound } from "../errors";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
@@ -26,7 +26,16 @@ export const MSG = {
 } as const;
 
 /** API.md location response (the private key is never part of it). */
-export function toLocationResponse(l: LocationRow, allowedGroups: string[]) {
+export interface GatewayInfo {
+  uid: string;
+  hostname: string;
+  connected: boolean;
+  connected_at: string | null;
+  disconnected_at: string | null;
+  [k: string]: unknown;
+}
+
+export function toLocationResponse(l: LocationRow, allowedGroups: string[], gws: GatewayInfo[] = []) {
   return {
     id: l.id,
     name: l.name,
@@ -43,10 +52,9 @@ export function toLocationResponse(l: LocationRow, allowedGroups: string[]) {
     location_mfa_mode: l.mfaMode,
     mfa_enabled: l.mfaMode !== "disabled",
     pubkey: l.pubkey,
-    // Filled by the gateways domain.
-    connected: false,
-    connected_at: null as string | null,
-    gateways: [] as unknown[],
+    connected: gws.some((g) => g.connected),
+    connected_at: gws.filter((g) => g.connected).map((g) => g.connected_at).sort()[0] ?? null,
+    gateways: gws,
   };
 }
 
@@ -63,11 +71,35 @@ async function allowedGroupNames(tx: Tx, locationIds: number[]): Promise<Map<num
   return out;
 }
 
+async function gatewayInfo(tx: Tx, locationIds: number[]): Promise<Map<number, GatewayInfo[]>> {
+  const out = new Map<number, GatewayInfo[]>();
+  if (!locationIds.length) return out;
+  const rows = await tx.select().from(gateways).where(inArray(gateways.locationId, locationIds)).orderBy(asc(gateways.hostname));
+  for (const g of rows) {
+    out.set(g.locationId, [
+      ...(out.get(g.locationId) ?? []),
+      {
+        uid: String(g.id),
+        id: g.id,
+        name: g.name,
+        hostname: g.hostname,
+        version: g.version,
+        connected: g.connected,
+        connected_at: g.connectedAt?.toISOString() ?? null,
+        disconnected_at: g.disconnectedAt?.toISOString() ?? null,
+        network_id: g.locationId,
+      },
+    ]);
+  }
+  return out;
+}
+
 export async function listLocations() {
   const db = getDb();
   const rows = await db.select().from(locations).orderBy(asc(locations.name));
-  const names = await allowedGroupNames(db, rows.map((r) => r.id));
-  return rows.map((r) => toLocationResponse(r, names.get(r.id) ?? []));
+  const ids = rows.map((r) => r.id);
+  const [names, gws] = await Promise.all([allowedGroupNames(db, ids), gatewayInfo(db, ids)]);
+  return rows.map((r) => toLocationResponse(r, names.get(r.id) ?? [], (gws.get(r.id) ?? []).map((g) => ({ ...g, network_name: r.name }))));
 }
 
 export async function requireLocation(tx: Tx, id: number): Promise<LocationRow> {
@@ -79,7 +111,8 @@ export async function requireLocation(tx: Tx, id: number): Promise<LocationRow> 
 export async function getLocation(id: number) {
   const db = getDb();
   const l = await requireLocation(db, id);
-  return toLocationResponse(l, (await allowedGroupNames(db, [id])).get(id) ?? []);
+  const gws = ((await gatewayInfo(db, [id])).get(id) ?? []).map((g) => ({ ...g, network_name: l.name }));
+  return toLocationResponse(l, (await allowedGroupNames(db, [id])).get(id) ?? [], gws);
 }
 
 /** The location's private key, for its gateway only. */

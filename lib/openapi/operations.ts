@@ -14,6 +14,7 @@ import { addMemberSchema, groupSchema, groupsAssignSchema, groupUpdateSchema } f
 import { activityQuerySchema } from "../activity/schema";
 import { testMailSchema } from "../mail/schema";
 import { settingsPatchSchema } from "../settings/schema";
+import { statsQuerySchema } from "../stats/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
 import { deviceSchema, networkDeviceSchema, validateIpsSchema } from "../devices/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
@@ -123,4 +124,7 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },
   { method: "DELETE", path: "/network/{id}/gateways/{gatewayId}", tag: "gateways", access: "admin", summary: "Forget a gateway" },
   { method: "GET", path: "/network/{id}/token", tag: "gateways", access: "admin", summary: "Gateway token and gRPC URL: {token, grpc_url}" },
+  { method: "GET", path: "/network/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of all locations since ?from" },
+  { method: "GET", path: "/network/{id}/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of a location since ?from" },
+  { method: "GET", path: "/network/{id}/stats/users", tag: "stats", access: "admin", query: statsQuerySchema, summary: "A location's active devices by user, with transfer series" },
 ];

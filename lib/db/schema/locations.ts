@@ -85,6 +85,9 @@ export const deviceLocations = pgTable(
     downloadTotal: bigint("download_total", { mode: "number" }).notNull().default(0),
     lastHandshake: timestamp("last_handshake", { withTimezone: true }),
     lastEndpoint: text("last_endpoint"),
+    /** Presence, kept by the presence job: handshake younger than peer_disconnect_threshold. */
+    connected: boolean("connected").notNull().default(false),
+    connectedAt: timestamp("connected_at", { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.deviceId, t.locationId] }), index("device_locations_location_idx").on(t.locationId)],
 );

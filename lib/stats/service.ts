@@ -1,0 +1,107 @@
+import { sql } from "drizzle-orm";
+import { getDb } from "../db";
+import { getUserInfo, type UserInfo } from "../users/service";
+
+export const DEFAULT_WINDOW_MS = 3600_000;
+
+/** Bucket width for a window: at most ~120 points, never below one minute. */
+export function bucketSeconds(from: Date, now = new Date()): number {
+  const span = Math.max(60, (now.getTime() - from.getTime()) / 1000);
+  const raw = Math.ceil(span / 120);
+  for (const step of [60, 300, 600, 1800, 3600, 10800, 21600, 43200, 86400]) if (raw <= step) return step;
+  return 86400;
+}
+
+const locFilter = (locationId?: number) => (locationId === undefined ? sql`true` : sql`s.location_id = ${locationId}`);
+const dlFilter = (locationId?: number) => (locationId === undefined ? sql`true` : sql`dl.location_id = ${locationId}`);
+
+/**
+ * GET /network/stats and /network/{id}/stats (API.md): who was active in the window, who is
+ * connected now (handshake younger than the location's peer_disconnect_threshold), the
+ * transfer in the window and its series (points without traffic are dropped).
+ */
+export async function networkStats(from: Date, locationId?: number) {
+  const db = getDb();
+  const bucket = bucketSeconds(from);
+  const [active] = (
+    await db.execute<{ users: number; user_devices: number; network_devices: number; upload: number; download: number }>(sql`
+      select count(distinct d.user_id) filter (where d.device_type = 'user')::int users,
+             count(distinct s.device_id) filter (where d.device_type = 'user')::int user_devices,
+             count(distinct s.device_id) filter (where d.device_type = 'network')::int network_devices,
+             coalesce(sum(s.upload), 0)::float8 upload, coalesce(sum(s.download), 0)::float8 download
+      from device_stats s join devices d on d.id = s.device_id
+      where s.collected_at >= ${from} and ${locFilter(locationId)}`)
+  ).rows;
+  const [current] = (
+    await db.execute<{ users: number; user_devices: number; network_devices: number }>(sql`
+      select count(distinct d.user_id) filter (where d.device_type = 'user')::int users,
+             count(distinct dl.device_id) filter (where d.device_type = 'user')::int user_devices,
+             count(distinct dl.device_id) filter (where d.device_type = 'network')::int network_devices
+      from device_locations dl join devices d on d.id = dl.device_id join locations l on l.id = dl.location_id
+      where ${dlFilter(locationId)} and dl.last_handshake > now() - make_interval(secs => l.peer_disconnect_threshold)`)
+  ).rows;
+  const series = (
+    await db.execute<{ collected_at: string; upload: number; download: number }>(sql`
+      select to_timestamp(floor(extract(epoch from s.collected_at) / ${bucket}) * ${bucket}) collected_at,
+             sum(s.upload)::float8 upload, sum(s.download)::float8 download
+      from device_stats s
+      where s.collected_at >= ${from} and ${locFilter(locationId)}
+      group by 1 having sum(s.upload) + sum(s.download) > 0 order by 1`)
+  ).rows;
+  return {
+    active_users: active.users,
+    active_user_devices: active.user_devices,
+    active_network_devices: active.network_devices,
+    current_active_users: current.users,
+    current_active_user_devices: current.user_devices,
+    current_active_network_devices: current.network_devices,
+    upload: Number(active.upload),
+    download: Number(active.download),
+    transfer_series: series.map((p) => ({ collected_at: new Date(p.collected_at).toISOString(), upload: Number(p.upload), download: Number(p.download) })),
+  };
+}
+
+type DeviceStatsRow = {
+  id: number;
+  name: string;
+  user_id: number;
+  device_type: string;
+  ips: string[];
+  last_endpoint: string | null;
+  last_handshake: string | null;
+  connected: boolean;
+  stats: { collected_at: string; upload: number; download: number }[] | null;
+};
+
+/** GET /network/{id}/stats/users: devices active in the window, grouped by user, with series. */
+export async function locationUserStats(locationId: number, from: Date) {
+  const bucket = bucketSeconds(from);
+  const rows = (
+    await getDb().execute<DeviceStatsRow>(sql`
+      select d.id, d.name, d.user_id, d.device_type, dl.ips, dl.last_endpoint, dl.last_handshake,
+             coalesce(dl.last_handshake > now() - make_interval(secs => l.peer_disconnect_threshold), false) connected,
+             (select json_agg(p order by p.collected_at) from (
+                select to_timestamp(floor(extract(epoch from s.collected_at) / ${bucket}) * ${bucket}) collected_at,
+                       sum(s.upload)::float8 upload, sum(s.download)::float8 download
+                from device_stats s where s.device_id = d.id and s.location_id = ${locationId} and s.collected_at >= ${from}
+                group by 1 having sum(s.upload) + sum(s.download) > 0) p) stats
+      from device_locations dl join devices d on d.id = dl.device_id join locations l on l.id = dl.location_id
+      where dl.location_id = ${locationId}
+        and (dl.last_handshake >= ${from} or exists (select 1 from device_stats s where s.device_id = d.id and s.location_id = ${locationId} and s.collected_at >= ${from}))
+      order by d.user_id, d.name`)
+  ).rows;
+  const device = (r: DeviceStatsRow) => ({
+    id: r.id,
+    name: r.name,
+    wireguard_ips: r.ips,
+    public_ip: r.last_endpoint ? r.last_endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") : null,
+    connected_at: r.last_handshake ? new Date(r.last_handshake).toISOString() : null,
+    connected: r.connected,
+    stats: (r.stats ?? []).map((p) => ({ collected_at: new Date(p.collected_at).toISOString(), upload: Number(p.upload), download: Number(p.download) })),
+  });
+  const byUser = new Map<number, DeviceStatsRow[]>();
+  for (const r of rows.filter((r) => r.device_type === "user")) byUser.set(r.user_id, [...(byUser.get(r.user_id) ?? []), r]);
+  const user_devices: { user: UserInfo; devices: ReturnType<typeof device>[] }[] = [];
+  for (const [userId, list] of byUser) user_devices.push({ user: await getUserInfo(userId), devices: list.map(device) });
+  return { user_devices, network_devices: rows.filter((r) => r.device_type === "network").map(device) };
+}
