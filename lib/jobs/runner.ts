@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
+import { notifyGateways } from "../gateways/notifications";
 
 /**
  * Periodic jobs. Each tick runs a job inside a transaction-scoped advisory lock, so with
@@ -17,6 +18,7 @@ interface Job {
 const JOBS: Job[] = [
   { id: 7_241_001, name: "presence", everyMs: 10_000, run: updatePresence },
   { id: 7_241_002, name: "stats-retention", everyMs: 3_600_000, run: pruneStats },
+  { id: 7_241_003, name: "gateway-notifications", everyMs: 30_000, run: notifyGateways },
 ];
 
 async function runOnce(job: Job): Promise<void> {

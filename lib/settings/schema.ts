@@ -19,6 +19,9 @@ export const settingsPatchSchema = z
     worker_enabled: z.boolean({ error: V.invalidType }),
     openid_enabled: z.boolean({ error: V.invalidType }),
     require_mfa: z.boolean({ error: V.invalidType }),
+    gateway_disconnect_notifications: z.boolean({ error: V.invalidType }),
+    gateway_inactivity_threshold: z.coerce.number({ error: V.invalidNumber }).int().min(1, { error: "minValue" }).max(10_080, { error: "maxValue" }),
+    gateway_reconnect_notifications: z.boolean({ error: V.invalidType }),
   })
   .extend(smtpSettingsSchema.shape)
   .partial();

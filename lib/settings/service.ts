@@ -46,6 +46,9 @@ export function settingsView(s: Settings) {
     worker_enabled: s.workerEnabled,
     openid_enabled: s.openidEnabled,
     require_mfa: s.requireMfa,
+    gateway_disconnect_notifications: s.gatewayDisconnectNotifications,
+    gateway_inactivity_threshold: s.gatewayInactivityThreshold,
+    gateway_reconnect_notifications: s.gatewayReconnectNotifications,
     smtp_server: s.smtpServer,
     smtp_port: s.smtpPort,
     smtp_encryption: s.smtpEncryption,
@@ -67,6 +70,9 @@ export async function patchSettings(tx: Tx, actor: Actor, p: SettingsPatch) {
   if (p.worker_enabled !== undefined) set.workerEnabled = p.worker_enabled;
   if (p.openid_enabled !== undefined) set.openidEnabled = p.openid_enabled;
   if (p.require_mfa !== undefined) set.requireMfa = p.require_mfa;
+  if (p.gateway_disconnect_notifications !== undefined) set.gatewayDisconnectNotifications = p.gateway_disconnect_notifications;
+  if (p.gateway_inactivity_threshold !== undefined) set.gatewayInactivityThreshold = p.gateway_inactivity_threshold;
+  if (p.gateway_reconnect_notifications !== undefined) set.gatewayReconnectNotifications = p.gateway_reconnect_notifications;
   if (p.smtp_server !== undefined) set.smtpServer = p.smtp_server || null;
   if (p.smtp_port !== undefined) set.smtpPort = p.smtp_port ?? null;
   if (p.smtp_encryption !== undefined) set.smtpEncryption = p.smtp_encryption;

@@ -16,6 +16,8 @@ export const gateways = pgTable(
     connectedAt: timestamp("connected_at", { withTimezone: true }),
     disconnectedAt: timestamp("disconnected_at", { withTimezone: true }),
     lastSeenAt: timestamp("last_seen_at", { withTimezone: true }),
+    /** When admins were told this gateway is down (cleared when it reconnects). */
+    disconnectNotifiedAt: timestamp("disconnect_notified_at", { withTimezone: true }),
     /** Console process holding its update stream (for clean-up after a crash). */
     processId: text("process_id"),
   },

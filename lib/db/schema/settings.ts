@@ -20,6 +20,11 @@ export const settings = pgTable("settings", {
   smtpSender: text("smtp_sender"),
   /** Require every user to have MFA: users without it must set it up at sign-in first. */
   requireMfa: boolean("require_mfa").notNull().default(false),
+  // Gateway notifications (Settings → Gateway notifications).
+  gatewayDisconnectNotifications: boolean("gateway_disconnect_notifications").notNull().default(false),
+  /** Minutes a gateway must stay disconnected before admins are told. */
+  gatewayInactivityThreshold: integer("gateway_inactivity_threshold").notNull().default(5),
+  gatewayReconnectNotifications: boolean("gateway_reconnect_notifications").notNull().default(false),
   /** Set when first-start bootstrap (admin group + admin user) has run. */
   initializedAt: timestamp("initialized_at", { withTimezone: true }),
 });
