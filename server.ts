@@ -62,8 +62,15 @@ async function main() {
   let grpc: GrpcServerHandle | null = null;
   if (process.env.DEFGUARD_GRPC_DISABLED !== "1") {
     const grpcHost = process.env.DEFGUARD_GRPC_HOST || "0.0.0.0";
-    grpc = await startGrpcServer(grpcHost, grpcPort());
-    log(`gRPC (gateways, workers) listening on ${grpcHost}:${grpc.port}`);
+    try {
+      grpc = await startGrpcServer(grpcHost, grpcPort());
+      log(`gRPC (gateways, workers) listening on ${grpcHost}:${grpc.port}`);
+    } catch (err) {
+      const reason = err instanceof Error ? err.message : String(err);
+      // A port the operator chose must work; the default port may be taken on a shared machine.
+      if (process.env.DEFGUARD_GRPC_PORT) throw new Error(`gRPC cannot listen on ${grpcHost}:${grpcPort()}: ${reason}`);
+      console.error(`[defguard] WARNING: gRPC cannot listen on ${grpcHost}:${grpcPort()} (${reason}); gateways cannot connect. Set DEFGUARD_GRPC_PORT.`);
+    }
   }
 
   const stopJobs = startJobs();

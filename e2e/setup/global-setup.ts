@@ -39,6 +39,7 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
     const stateFile = join(tempDir, "state.json");
     writeState(stateFile, {
       baseURL: server.baseURL,
+      grpcPort: server.grpcPort,
       adminPassword: server.adminPassword,
       tempDir,
       dataDir: server.dataDir,

@@ -50,6 +50,8 @@ export interface StartOptions {
   logFile: string;
   distDir?: string;
   port?: number;
+  /** gRPC port for gateways (default: a free port). */
+  grpcPort?: number;
   /** Extra environment; a value of undefined removes the variable. */
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
@@ -61,6 +63,7 @@ export interface RunningServer {
   child: ChildProcess;
   pid: number;
   port: number;
+  grpcPort: number;
   baseURL: string;
   dataDir: string;
   logFile: string;
@@ -111,6 +114,7 @@ async function healthStatus(baseURL: string): Promise<number | null> {
 export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const root = opts.root ?? process.cwd();
   const port = opts.port ?? (await freePort());
+  const grpcPort = opts.grpcPort ?? (await freePort());
   // "localhost", not an IP: WebAuthn refuses IP addresses as relying-party ids.
   const baseURL = `http://localhost:${port}`;
   const env: Record<string, string | undefined> = {
@@ -122,6 +126,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     // Dual-stack, so "localhost" works whether it resolves to 127.0.0.1 or ::1.
     HOST: "::",
     DEFGUARD_URL: baseURL,
+    DEFGUARD_GRPC_PORT: String(grpcPort),
     DEFGUARD_COOKIE_INSECURE: "1",
     DEFGUARD_DEFAULT_ADMIN_PASSWORD: undefined,
     DATABASE_URL: undefined,
@@ -192,6 +197,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     child,
     pid,
     port,
+    grpcPort,
     baseURL,
     dataDir: opts.dataDir,
     logFile: opts.logFile,

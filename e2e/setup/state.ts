@@ -17,6 +17,8 @@ export interface E2eState {
   logFile: string;
   serverPid: number;
   dbPort: number | null;
+  /** gRPC port for gateways of this run's console. */
+  grpcPort: number;
 }
 
 export function writeState(file: string, state: E2eState): void {
