@@ -14,7 +14,7 @@ export default defineConfig({
   },
   test: {
     environment: "node",
-    include: ["lib/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "app/**/*.test.ts", "tests/**/*.test.ts", "gateway/**/*.test.ts", "components/**/*.test.ts"],
     exclude: ["e2e/**", "bench/**", "**/node_modules/**", ".next*/**", "data/**"],
     globalSetup: ["tests/setup/global.ts"],
     setupFiles: ["tests/setup/per-file.ts"],

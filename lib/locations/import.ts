@@ -31,7 +31,8 @@ export async function importLocation(
   try {
     cfg = parseConfig(input.config);
   } catch (err) {
-    if (err instanceof WgConfigError) throw badRequest(err.line ? `${err.message} (line ${err.line})` : err.message, "config");
+    // The parser's messages already start with "line N: ".
+    if (err instanceof WgConfigError) throw badRequest(err.message, "config");
     throw err;
   }
   const iface = cfg.interface;
