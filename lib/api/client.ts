@@ -43,6 +43,8 @@ export class ApiBadRequestError extends Error {
     readonly status: number,
     readonly msg: string,
     readonly field?: string,
+    /** Machine-readable reason when the server gives one (e.g. "mfa_setup_required"). */
+    readonly code?: string,
   ) {
     super(msg);
     this.name = "ApiBadRequestError";
@@ -142,8 +144,13 @@ export async function apiRequest<T>(
   if (res.status >= 200 && res.status < 300) return { status: res.status, data: data as Stripped<T> };
   const msg = messageOf(data);
   if (res.status >= 400 && res.status < 500) {
-    const field = (data as { field?: unknown } | undefined)?.field;
-    throw new ApiBadRequestError(res.status, msg ?? res.statusText, typeof field === "string" ? field : undefined);
+    const { field, code } = (data ?? {}) as { field?: unknown; code?: unknown };
+    throw new ApiBadRequestError(
+      res.status,
+      msg ?? res.statusText,
+      typeof field === "string" ? field : undefined,
+      typeof code === "string" ? code : undefined,
+    );
   }
   throw new ApiBadResponseError(res.status, msg);
 }

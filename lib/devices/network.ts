@@ -124,6 +124,8 @@ async function assertUnique(tx: Tx, name: string, pubkey: string, exceptId?: num
     .from(devices)
     .where(and(eq(devices.wireguardPubkey, pubkey), exceptId ? ne(devices.id, exceptId) : undefined));
   if (byKey) throw conflict(MSG.keyTaken, "wireguard_pubkey");
+  const [byLoc] = await tx.select({ id: locations.id }).from(locations).where(eq(locations.pubkey, pubkey));
+  if (byLoc) throw conflict(MSG.keyTaken, "wireguard_pubkey");
 }
 
 async function resolveIps(tx: Tx, loc: LocationRow, wanted: string[], exceptId?: number): Promise<string[]> {

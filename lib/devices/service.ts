@@ -5,7 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction, type Emit } from "../events";
 import { firstFree, formatIp, parseIp } from "../wireguard/ip";
-import { renderClientConfig } from "../wireguard/config";
+import { formatEndpoint, renderClientConfig } from "../wireguard/config";
 import { locationCidrs, type LocationRow } from "../locations/service";
 import type { DeviceInput } from "./schema";
 
@@ -52,7 +52,7 @@ export function deviceConfig(loc: LocationRow, ips: string[], privateKey: string
       },
     }),
     address: ips,
-    endpoint: `${loc.endpoint}:${loc.port}`,
+    endpoint: formatEndpoint(loc.endpoint, loc.port),
     allowed_ips: allowed,
     pubkey: loc.pubkey,
     dns: loc.dns,

@@ -11,6 +11,8 @@ import { isValidKey, publicKeyFromPrivate } from "../wireguard/keys";
 import { assignInLocation } from "../devices/service";
 import { checkIps } from "../devices/network";
 import { reconcileLocation, requireLocation, toLocationResponse } from "./service";
+import { locationSchema } from "./schema";
+import { zodMessage } from "../http/route";
 
 export const MSG = {
   invalidAddress: "invalid address",
@@ -40,6 +42,19 @@ export async function importLocation(
   if (!privateKey) throw badRequest("the [Interface] section has no PrivateKey", "config");
   const address = iface.addresses.map((a) => parseCidr(a));
   if (!address.length || address.some((a) => a === null)) throw badRequest("the [Interface] Address must be addresses with netmask", "config");
+  // The imported interface must make a location POST /network would accept.
+  const asLocation = locationSchema.safeParse({
+    name: input.name,
+    endpoint: input.endpoint,
+    address: iface.addresses,
+    port: iface.listenPort ?? 51820,
+    dns: iface.dns.length ? iface.dns.join(",") : null,
+    allowed_groups: input.allowed_groups,
+  });
+  if (!asLocation.success) {
+    const { msg } = zodMessage(asLocation.error);
+    throw badRequest(`the [Interface] section does not make a valid location (${msg})`, "config");
+  }
   const peers = cfg.peers.map((p, i) => ({
     name: `imported-${i + 1}`,
     wireguard_pubkey: p.publicKey,
@@ -89,11 +104,18 @@ export async function mapImportedDevices(actor: Actor, locationId: number, list:
   return transaction(async (tx, emit) => {
     const loc = await requireLocation(tx, locationId);
     const problems: { index: number; field: string; msg: string }[] = [];
-    const userRows = await tx.select({ id: users.id }).from(users).where(inArray(users.id, [...new Set(list.map((d) => d.user_id))]));
+    // Only users who may use the location (allowed groups; none set = everybody).
+    const allowed = await tx.execute<{ id: number }>(sql`
+      select u.id from users u
+      where u.id in (select (jsonb_array_elements_text(${JSON.stringify([...new Set(list.map((d) => d.user_id))])}::jsonb))::int) and (
+        not exists (select 1 from location_allowed_groups lg where lg.location_id = ${loc.id})
+        or exists (select 1 from location_allowed_groups lg join group_users gu on gu.group_id = lg.group_id where lg.location_id = ${loc.id} and gu.user_id = u.id))`);
+    const userRows = allowed.rows.map((r) => ({ id: Number(r.id) }));
     const keys = new Set<string>();
     const ips = new Set<string>();
     for (const [i, d] of list.entries()) {
-      if (!isValidKey(d.wireguard_pubkey) || keys.has(d.wireguard_pubkey)) problems.push({ index: i, field: "wireguard_pubkey", msg: MSG.keyInvalid });
+      if (!isValidKey(d.wireguard_pubkey) || keys.has(d.wireguard_pubkey) || d.wireguard_pubkey === loc.pubkey)
+        problems.push({ index: i, field: "wireguard_pubkey", msg: MSG.keyInvalid });
       keys.add(d.wireguard_pubkey);
       if (!userRows.some((u) => u.id === d.user_id)) problems.push({ index: i, field: "user_id", msg: MSG.fillMarked });
       const checks = await checkIps(tx, loc, d.wireguard_ips);

@@ -4,8 +4,11 @@ import { requiredOrType, V } from "../validation";
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 
+/** A DNS name; an all-digits-and-dots string is a (possibly malformed) IPv4 address, not a name. */
+export const isHostName = (v: string) => HOSTNAME.test(v) && !/^[\d.]+$/.test(v);
+
 export function isIpOrDomain(v: string): boolean {
-  return parseIp(v) !== null || HOSTNAME.test(v);
+  return parseIp(v) !== null || isHostName(v);
 }
 
 /** A comma-separated string or an array (what GET returns), normalised to trimmed entries. */
@@ -29,16 +32,16 @@ const locationBase = z.object({
     .max(64, { error: V.tooLong })
     .regex(/^[^<>\p{Cc}]+$/u, { error: V.forbiddenChars }),
   address: listInput
-    .refine((l) => l.length > 0, { error: V.required })
-    .refine((l) => l.length <= 16, { error: V.tooLong })
+    // abort: later checks must not run on an empty or oversized list (the overlap check is quadratic).
+    .refine((l) => l.length > 0, { error: V.required, abort: true })
+    .refine((l) => l.length <= 16, { error: V.tooLong, abort: true })
     .superRefine((list, ctx) => {
       const parsed = parseCidrList(list.join(","));
       if (!parsed.ok) return void ctx.addIssue({ code: "custom", message: "invalidAddressNetmask" });
       const c = parsed.value;
-      if (c.some((x) => capacity(x) < 1n)) ctx.addIssue({ code: "custom", message: "noRoomForDevices" });
-      for (let i = 0; i < c.length; i++)
-        for (let j = i + 1; j < c.length; j++)
-          if (cidrsOverlap(c[i], c[j])) ctx.addIssue({ code: "custom", message: "overlappingAddresses" });
+      if (c.some((x) => capacity(x) < 1n)) return void ctx.addIssue({ code: "custom", message: "noRoomForDevices" });
+      const overlap = c.some((a, i) => c.slice(i + 1).some((b) => cidrsOverlap(a, b)));
+      if (overlap) ctx.addIssue({ code: "custom", message: "overlappingAddresses" });
     }),
   endpoint: z
     .string(requiredOrType)
@@ -49,8 +52,8 @@ const locationBase = z.object({
   port: portSchema,
   allowed_ips: listInput
     .default([])
-    .refine((l) => l.length <= 256, { error: V.tooLong })
-    .refine((l) => l.every((e) => parseCidrOrIp(e) !== null || HOSTNAME.test(e)), { error: "invalidAllowedIps" }),
+    .refine((l) => l.length <= 256, { error: V.tooLong, abort: true })
+    .refine((l) => l.every((e) => parseCidrOrIp(e) !== null || isHostName(e)), { error: "invalidAllowedIps" }),
   dns: z
     .string({ error: V.invalidType })
     .trim()

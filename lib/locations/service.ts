@@ -162,6 +162,8 @@ export interface ReconcileResult {
  * keep their rows. Throws 400 when the location is too small, saying how many devices fit.
  */
 export async function reconcileLocation(tx: Tx, loc: LocationRow): Promise<ReconcileResult> {
+  // The same lock as single-device allocation: no two writers hand out one address.
+  await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"location-ips:" + loc.id}))`);
   const cidrs = locationCidrs(loc);
   const rows = await tx
     .select({ deviceId: deviceLocations.deviceId, ips: deviceLocations.ips, type: devices.deviceType })
@@ -207,16 +209,14 @@ export async function reconcileLocation(tx: Tx, loc: LocationRow): Promise<Recon
     needing.forEach(([, slots], k) => (slots[i] = formatIp(fresh[k], cidrs[i].version)));
   }
 
-  const modified: number[] = [];
-  for (const r of kept) {
-    const ips = next.get(r.deviceId) as string[];
-    if (ips.join(",") !== r.ips.join(",")) {
-      modified.push(r.deviceId);
-      await tx
-        .update(deviceLocations)
-        .set({ ips })
-        .where(and(eq(deviceLocations.deviceId, r.deviceId), eq(deviceLocations.locationId, loc.id)));
-    }
+  const modified = kept.filter((r) => (next.get(r.deviceId) as string[]).join(",") !== r.ips.join(",")).map((r) => r.deviceId);
+  // One statement per 1,000 changed devices (addresses as a JSON array per device).
+  for (let k = 0; k < modified.length; k += 1000) {
+    const chunk = modified.slice(k, k + 1000);
+    await tx.execute(sql`
+      update device_locations dl set ips = array(select jsonb_array_elements_text(v.ips))
+      from jsonb_to_recordset(${JSON.stringify(chunk.map((id) => ({ id, ips: next.get(id) })))}::jsonb) as v(id int, ips jsonb)
+      where dl.device_id = v.id and dl.location_id = ${loc.id}`);
   }
   if (removed.length) {
     await tx.delete(deviceLocations).where(and(eq(deviceLocations.locationId, loc.id), inArray(deviceLocations.deviceId, removed)));
