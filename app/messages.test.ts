@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parse, TYPE, type MessageFormatElement } from "@formatjs/icu-messageformat-parser";
 import en from "@/messages/en.json";
 import ko from "@/messages/ko.json";
 import pl from "@/messages/pl.json";
@@ -15,8 +16,28 @@ function leaves(tree: Tree, prefix = ""): Map<string, string> {
   return out;
 }
 
-/** ICU arguments ({name}) and rich-text tags (<mono>) a translation must keep. */
-const placeholders = (s: string) => [...s.matchAll(/\{(\w+)|<(\w+)>/g)].map((m) => m[1] ?? `<${m[2]}>`).sort();
+/**
+ * The ICU arguments ({name}) and rich-text tags (<mono>) a message uses, as a sorted set: a
+ * translation must keep them all. Parsed properly, so words inside plural or select branches
+ * are text, not arguments, and each language may have its own plural categories.
+ */
+function placeholders(message: string): string[] {
+  const found = new Set<string>();
+  const walk = (els: MessageFormatElement[]) => {
+    for (const el of els) {
+      if (el.type === TYPE.literal || el.type === TYPE.pound) continue;
+      if (el.type === TYPE.tag) {
+        found.add(`<${el.value}>`);
+        walk(el.children);
+        continue;
+      }
+      found.add(el.value);
+      if (el.type === TYPE.plural || el.type === TYPE.select) for (const opt of Object.values(el.options)) walk(opt.value);
+    }
+  };
+  walk(parse(message));
+  return [...found].sort();
+}
 
 describe("messages", () => {
   const base = leaves(en);

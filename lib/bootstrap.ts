@@ -52,7 +52,8 @@ export async function bootstrap(): Promise<{ createdAdmin: boolean; generatedPas
           passwordHash: await hashPassword(password),
           firstName: "Default",
           lastName: "Admin",
-          email: "admin@localhost",
+          // A valid placeholder the admin changes in their profile (or set DEFGUARD_DEFAULT_ADMIN_EMAIL).
+          email: process.env.DEFGUARD_DEFAULT_ADMIN_EMAIL || "admin@example.com",
         })
         .returning();
       createdAdmin = true;

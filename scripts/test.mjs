@@ -3,7 +3,9 @@
  * `npm test`: everything a fresh machine can run (DESIGN.md §4), in order:
  *   1. the type check (`tsc --noEmit`), counted as one test;
  *   2. unit and integration tests (vitest, real embedded PostgreSQL);
- *   3. the browser tests (Playwright in Debian's Chromium), when playwright.config.ts exists.
+ *   3. the browser tests (Playwright in Debian's Chromium), when playwright.config.ts exists;
+ *   4. the network tests (vitest.net.config.ts: WireGuard tunnels in network namespaces; they
+ *      skip with a printed reason where they cannot run, e.g. without root).
  * Each runner writes a JSON report that is read for the numbers; every test is counted once.
  * The last line is the total: "N passed, N failed" (", N skipped" when some were skipped).
  * Exit code 1 when anything failed or a runner crashed without results.
@@ -52,32 +54,35 @@ banner("typecheck: tsc --noEmit -p tsconfig.check.json");
 }
 
 // 2. vitest -------------------------------------------------------------------------------
-banner("unit and integration tests: vitest");
-{
-  const out = join(tmp, "vitest.json");
-  const code = run([bin.vitest, "run", "--reporter=default", "--reporter=json", `--outputFile.json=${out}`]);
+/** Run vitest with a JSON report and count it (a file that failed outside its tests counts once). */
+function runVitest(name, extraArgs) {
+  const out = join(tmp, `${name}.json`);
+  const code = run([bin.vitest, "run", ...extraArgs, "--reporter=default", "--reporter=json", `--outputFile.json=${out}`]);
   const report = readJson(out);
   if (!report) {
-    results.push({ name: "vitest", passed: 0, failed: 1, skipped: 0, note: `crashed without results (exit code ${code})` });
-  } else {
-    const passed = report.numPassedTests ?? 0;
-    let failed = report.numFailedTests ?? 0;
-    const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
-    // A file that failed as a whole (import error, failing beforeAll) has no failed test of
-    // its own: count it once so that it cannot pass unnoticed.
-    const brokenFiles = (report.testResults ?? []).filter(
-      (f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"),
-    );
-    for (const f of brokenFiles) console.log(`[test] vitest: ${f.name} failed outside its tests: ${(f.message ?? "").split("\n")[0]}`);
-    failed += brokenFiles.length;
-    let note;
-    if (failed === 0 && (code !== 0 || report.success === false)) {
-      failed = 1;
-      note = `vitest exited with code ${code} (unhandled error?)`;
-    }
-    results.push({ name: "vitest", passed, failed, skipped, note });
+    results.push({ name, passed: 0, failed: 1, skipped: 0, note: `crashed without results (exit code ${code})` });
+    return;
   }
+  const passed = report.numPassedTests ?? 0;
+  let failed = report.numFailedTests ?? 0;
+  const skipped = (report.numPendingTests ?? 0) + (report.numTodoTests ?? 0);
+  // A file that failed as a whole (import error, failing beforeAll) has no failed test of
+  // its own: count it once so that it cannot pass unnoticed.
+  const brokenFiles = (report.testResults ?? []).filter(
+    (f) => f.status === "failed" && !(f.assertionResults ?? []).some((a) => a.status === "failed"),
+  );
+  for (const f of brokenFiles) console.log(`[test] ${name}: ${f.name} failed outside its tests: ${(f.message ?? "").split("\n")[0]}`);
+  failed += brokenFiles.length;
+  let note;
+  if (failed === 0 && (code !== 0 || report.success === false)) {
+    failed = 1;
+    note = `vitest exited with code ${code} (unhandled error?)`;
+  }
+  results.push({ name, passed, failed, skipped, note });
 }
+
+banner("unit and integration tests: vitest");
+runVitest("vitest", []);
 
 // 3. Playwright ---------------------------------------------------------------------------
 if (!existsSync(join(root, "playwright.config.ts"))) {
@@ -104,6 +109,10 @@ if (!existsSync(join(root, "playwright.config.ts"))) {
     results.push({ name: "playwright", passed, failed, skipped, note });
   }
 }
+
+// 4. Network tests -------------------------------------------------------------------------
+banner("network tests: vitest --config vitest.net.config.ts (WireGuard in network namespaces)");
+runVitest("net", ["--config", "vitest.net.config.ts"]);
 
 rmSync(tmp, { recursive: true, force: true });
 

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { redirect } from "next/navigation";
 import { SignInRedirect } from "@/components/auth/sign-in-redirect";
 import { ConsoleShell } from "@/components/shell/console-shell";
 import { getPageSession, isSignedIn } from "@/lib/auth/page-guard";
@@ -7,5 +8,7 @@ import { getPageSession, isSignedIn } from "@/lib/auth/page-guard";
 export default async function ConsoleLayout({ children }: { children: ReactNode }) {
   const session = await getPageSession();
   if (!isSignedIn(session)) return <SignInRedirect />;
+  // The instance requires MFA and this account has none: set it up before anything else.
+  if (session.policy.requireMfa && !session.user.mfaEnabled) redirect("/mfa-setup");
   return <ConsoleShell>{children}</ConsoleShell>;
 }

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState, useSyncExternalStore } from "react";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
@@ -8,23 +8,31 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { loginSchema, type LoginInput } from "@/lib/auth/schema";
 import { api, apiRequest, ApiBadRequestError } from "@/lib/api/client";
-import type { LoginSuccessBody, MfaRequired as MfaMethods, UserInfo } from "@/lib/api/types";
+import type { LoginSuccess, LoginSuccessBody, MfaRequired as MfaMethods, UserInfo } from "@/lib/api/types";
 import { currentUserQuery } from "@/components/auth/use-current-user";
 import { updateSession } from "@/components/auth/session-store";
 import { useValidationMessages } from "@/components/forms/messages";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { MfaRequired } from "./mfa-required";
+import { MFA_SETUP_PATH } from "@/components/mfa/api";
+import { MfaStep } from "./mfa-step";
 
-type LoginOutcome = { kind: "signed_in"; user: UserInfo; url?: string } | { kind: "mfa"; methods: MfaMethods };
+type LoginOutcome =
+  | { kind: "signed_in"; user: UserInfo; url?: string; mfaSetupRequired: boolean }
+  | { kind: "mfa"; methods: MfaMethods };
+
+/** POST /auth, 200 body; `mfa_setup_required` is set when the instance requires MFA and the user has none. */
+type PasswordStepBody = LoginSuccessBody & { mfa_setup_required?: boolean };
 
 async function signIn(input: LoginInput): Promise<LoginOutcome> {
-  const res = await apiRequest<LoginSuccessBody | MfaMethods>("POST", "/auth", input);
+  const res = await apiRequest<PasswordStepBody | MfaMethods>("POST", "/auth", input);
   if (res.status === 201) return { kind: "mfa", methods: res.data as MfaMethods };
-  const body = res.data as { user: UserInfo; url?: string };
-  return { kind: "signed_in", user: body.user, url: body.url };
+  const body = res.data as LoginSuccess & { mfa_setup_required?: boolean };
+  return { kind: "signed_in", user: body.user, url: body.url, mfaSetupRequired: body.mfa_setup_required === true };
 }
+
+const noSubscription = () => () => {};
 
 /** The message key for a refusal that is not about one field. */
 function refusalKey(err: unknown): "badCredentials" | "locked" | "disabled" | "generic" {
@@ -37,9 +45,12 @@ function refusalKey(err: unknown): "badCredentials" | "locked" | "disabled" | "g
 interface LoginFormProps {
   /** Validated same-origin path from ?r=, where to go after signing in. */
   returnTo: string | null;
+  /** Instance name, for the subtitle. */
+  name: string;
 }
 
-export function LoginForm({ returnTo }: LoginFormProps) {
+/** Password step, then (201) the second-factor step in the same card. */
+export function LoginForm({ returnTo, name }: LoginFormProps) {
   const t = useTranslations("login");
   const router = useRouter();
   const client = useQueryClient();
@@ -54,6 +65,22 @@ export function LoginForm({ returnTo }: LoginFormProps) {
   });
   const { errors } = form.formState;
 
+  /** Signed in (after the password or the second factor): go where the user was heading. */
+  function finish(user: UserInfo, url: string | undefined, mfaSetupRequired = false) {
+    client.setQueryData(currentUserQuery.queryKey, user);
+    updateSession({ user });
+    if (mfaSetupRequired) {
+      // The instance requires MFA and this account has none: set it up before anything else.
+      router.replace(returnTo ? `${MFA_SETUP_PATH}?r=${encodeURIComponent(returnTo)}` : MFA_SETUP_PATH);
+      return;
+    }
+    if (url) {
+      window.location.assign(url);
+      return;
+    }
+    router.replace(returnTo ?? (user.is_admin ? "/overview" : "/me"));
+  }
+
   const login = useMutation({
     mutationFn: signIn,
     onMutate: () => setRefusal(null),
@@ -62,13 +89,7 @@ export function LoginForm({ returnTo }: LoginFormProps) {
         setMfa(outcome.methods);
         return;
       }
-      client.setQueryData(currentUserQuery.queryKey, outcome.user);
-      updateSession({ user: outcome.user });
-      if (outcome.url) {
-        window.location.assign(outcome.url);
-        return;
-      }
-      router.replace(returnTo ?? (outcome.user.is_admin ? "/overview" : "/me"));
+      finish(outcome.user, outcome.url, outcome.mfaSetupRequired);
     },
     onError: (err) => {
       if (err instanceof ApiBadRequestError && (err.field === "username" || err.field === "password")) {
@@ -87,38 +108,54 @@ export function LoginForm({ returnTo }: LoginFormProps) {
     form.reset({ username: form.getValues("username"), password: "" });
   }
 
-  if (mfa) return <MfaRequired methods={mfa} onBack={backToPassword} />;
+  // Until React has hydrated the form, a submit would be the browser's own (a GET with the
+  // password in the URL): the fields stay disabled until then.
+  const hydrated = useSyncExternalStore(noSubscription, () => true, () => false);
+  // autoFocus cannot focus the still disabled field while hydrating.
+  useEffect(() => {
+    if (hydrated && !mfa) form.setFocus("username");
+  }, [hydrated, mfa, form]);
+
+  if (mfa) {
+    return <MfaStep methods={mfa} onBack={backToPassword} onSignedIn={(body) => finish(body.user, body.url)} />;
+  }
 
   // Keep the button busy after success too, while the next page loads.
   const busy = login.isPending || (login.isSuccess && login.data.kind === "signed_in");
 
   return (
-    <form noValidate onSubmit={form.handleSubmit((values) => !busy && login.mutate(values))} className="flex flex-col gap-4">
-      {refusal && (
-        <p
-          data-testid="login-error"
-          role="alert"
-          className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error"
-        >
-          {refusal}
-        </p>
-      )}
-      <Field label={t("username")} error={fromKey(errors.username?.message)}>
-        <Input
-          data-testid="login-username"
-          autoComplete="username"
-          autoCapitalize="none"
-          spellCheck={false}
-          autoFocus
-          {...form.register("username")}
-        />
-      </Field>
-      <Field label={t("password")} error={fromKey(errors.password?.message)}>
-        <Input data-testid="login-password" type="password" autoComplete="current-password" {...form.register("password")} />
-      </Field>
-      <Button data-testid="login-submit" type="submit" size="lg" loading={busy} className="mt-2 w-full">
-        {t("submit")}
-      </Button>
-    </form>
+    <>
+      <h1 className="mb-1 text-xl font-semibold tracking-tight">{t("title")}</h1>
+      <p className="mb-6 text-sm text-fg-muted">{t("subtitle", { name })}</p>
+      <form method="post" noValidate onSubmit={form.handleSubmit((values) => !busy && login.mutate(values))}>
+        <fieldset disabled={!hydrated} className="flex min-w-0 flex-col gap-4">
+          {refusal && (
+            <p
+              data-testid="login-error"
+              role="alert"
+              className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error"
+            >
+              {refusal}
+            </p>
+          )}
+          <Field label={t("username")} error={fromKey(errors.username?.message)}>
+            <Input
+              data-testid="login-username"
+              autoComplete="username"
+              autoCapitalize="none"
+              spellCheck={false}
+              autoFocus
+              {...form.register("username")}
+            />
+          </Field>
+          <Field label={t("password")} error={fromKey(errors.password?.message)}>
+            <Input data-testid="login-password" type="password" autoComplete="current-password" {...form.register("password")} />
+          </Field>
+          <Button data-testid="login-submit" type="submit" size="lg" loading={busy} className="mt-2 w-full">
+            {t("submit")}
+          </Button>
+        </fieldset>
+      </form>
+    </>
   );
 }

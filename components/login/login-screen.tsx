@@ -1,6 +1,5 @@
 "use client";
 
-import { useTranslations } from "next-intl";
 import { LanguageSwitch } from "@/components/i18n/language-switch";
 import { useEssentials } from "@/components/settings/queries";
 import { useBranding } from "@/components/shell/brand";
@@ -9,7 +8,6 @@ import { LoginForm } from "./login-form";
 
 /** Sign-in page: main logo and instance name above the credentials card, language switch in the corner. */
 export function LoginScreen({ returnTo }: { returnTo: string | null }) {
-  const t = useTranslations("login");
   const essentials = useEssentials();
   const { name, mainLogo } = useBranding();
   if (essentials.isPending) return <LoadingScreen />;
@@ -26,9 +24,7 @@ export function LoginScreen({ returnTo }: { returnTo: string | null }) {
             <p className="text-sm font-medium text-fg-muted">{name}</p>
           </div>
           <div className="rounded-lg border border-border bg-surface p-6 shadow-sm md:p-8">
-            <h1 className="mb-1 text-xl font-semibold tracking-tight">{t("title")}</h1>
-            <p className="mb-6 text-sm text-fg-muted">{t("subtitle", { name })}</p>
-            <LoginForm returnTo={returnTo} />
+            <LoginForm returnTo={returnTo} name={name} />
           </div>
         </div>
       </main>

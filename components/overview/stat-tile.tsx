@@ -15,7 +15,7 @@ export function StatTile({ icon: Icon, label, value, footer }: StatTileProps) {
   return (
     <Card className="flex flex-col gap-2 p-4">
       <p className="flex items-center gap-2 text-xs font-medium text-fg-muted">
-        <Icon className="size-4" aria-hidden />
+        <Icon className="size-4 shrink-0" aria-hidden />
         {label}
       </p>
       <div className="truncate text-lg font-semibold text-fg">{value}</div>

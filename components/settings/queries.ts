@@ -1,6 +1,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
-import { api } from "@/lib/api/client";
+import { api, type Stripped } from "@/lib/api/client";
 import type { AppInfoBody, EssentialsBody } from "@/lib/api/types";
+import type { settingsView } from "@/lib/settings/service";
 
 /** Public essentials (instance name, logos, module flags): always fetched. */
 export const essentialsQuery = queryOptions({
@@ -21,4 +22,17 @@ export function useEssentials() {
 
 export function useAppInfo() {
   return useQuery(appInfoQuery);
+}
+
+/** GET /settings (admin): everything but secrets, which only say whether they are set. */
+export type SettingsViewBody = ReturnType<typeof settingsView>;
+export type SettingsView = Stripped<SettingsViewBody>;
+
+export const settingsQuery = queryOptions({
+  queryKey: ["settings"],
+  queryFn: ({ signal }) => api.get<SettingsViewBody>("/settings", { signal }),
+});
+
+export function useSettings() {
+  return useQuery(settingsQuery);
 }

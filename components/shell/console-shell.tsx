@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, type ReactNode } from "react";
+import { MfaSetupGuard } from "@/components/mfa/mfa-setup-guard";
 import { useTranslations } from "next-intl";
 import { ApiBadRequestError } from "@/lib/api/client";
 import { useCurrentUser } from "@/components/auth/use-current-user";
@@ -45,6 +46,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   const entries = visibleNav(user.is_admin, essentials.data);
   return (
     <div data-testid="app-shell" className="min-h-dvh md:flex">
+      <MfaSetupGuard />
       {mode === "mobile" ? (
         <MobileBar entries={entries} user={user} />
       ) : (

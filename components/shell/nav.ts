@@ -7,9 +7,11 @@ import {
   Activity,
   Boxes,
   FileKey,
+  Laptop,
   LayoutDashboard,
   LifeBuoy,
   LogOut,
+  MapPin,
   MonitorSmartphone,
   Settings,
   ShieldCheck,
@@ -24,6 +26,7 @@ import type { Essentials } from "@/lib/api/types";
 
 export type NavKey =
   | "overview"
+  | "locations"
   | "users"
   | "groups"
   | "network-devices"
@@ -35,6 +38,7 @@ export type NavKey =
   | "activity"
   | "settings"
   | "support"
+  | "devices"
   | "profile"
   | "logout";
 
@@ -54,17 +58,19 @@ export interface NavEntry {
 
 export const NAV: readonly NavEntry[] = [
   { key: "overview", href: "/overview", icon: LayoutDashboard, adminOnly: true, ready: true, placement: "main", module: "wireguard_enabled" },
-  { key: "users", href: "/users", icon: Users, adminOnly: true, ready: false, placement: "main" },
-  { key: "groups", href: "/groups", icon: UsersRound, adminOnly: true, ready: false, placement: "main" },
-  { key: "network-devices", href: "/network-devices", icon: MonitorSmartphone, adminOnly: true, ready: false, placement: "main", module: "wireguard_enabled" },
+  { key: "locations", href: "/locations", icon: MapPin, adminOnly: true, ready: true, placement: "main", module: "wireguard_enabled" },
+  { key: "users", href: "/users", icon: Users, adminOnly: true, ready: true, placement: "main" },
+  { key: "groups", href: "/groups", icon: UsersRound, adminOnly: true, ready: true, placement: "main" },
+  { key: "network-devices", href: "/network-devices", icon: MonitorSmartphone, adminOnly: true, ready: true, placement: "main", module: "wireguard_enabled" },
   { key: "acl", href: "/acl", icon: ShieldCheck, adminOnly: true, ready: false, placement: "main", module: "wireguard_enabled" },
   { key: "openid", href: "/openid", icon: Boxes, adminOnly: true, ready: false, placement: "main", module: "openid_enabled" },
   { key: "webhooks", href: "/webhooks", icon: Webhook, adminOnly: true, ready: false, placement: "main", module: "webhooks_enabled" },
   { key: "provisioners", href: "/provisioners", icon: FileKey, adminOnly: true, ready: false, placement: "main", module: "worker_enabled" },
   { key: "enrollment", href: "/enrollment", icon: UserPlus, adminOnly: true, ready: false, placement: "main" },
-  { key: "activity", href: "/activity", icon: Activity, adminOnly: true, ready: false, placement: "main" },
-  { key: "settings", href: "/settings", icon: Settings, adminOnly: true, ready: false, placement: "main" },
+  { key: "activity", href: "/activity", icon: Activity, adminOnly: false, ready: true, placement: "main" },
+  { key: "settings", href: "/settings", icon: Settings, adminOnly: true, ready: true, placement: "main" },
   { key: "support", href: "/support", icon: LifeBuoy, adminOnly: true, ready: false, placement: "main" },
+  { key: "devices", href: "/devices", icon: Laptop, adminOnly: false, ready: true, placement: "bottom", module: "wireguard_enabled" },
   { key: "profile", href: "/me", icon: UserRound, adminOnly: false, ready: true, placement: "bottom" },
   { key: "logout", icon: LogOut, adminOnly: false, ready: true, placement: "bottom" },
 ];

@@ -7,6 +7,8 @@ import { popoverSurface } from "./dropdown-menu";
 
 export const Popover = PopoverPrimitive.Root;
 export const PopoverTrigger = PopoverPrimitive.Trigger;
+/** Positions the popover against another element than its trigger (e.g. a whole input row). */
+export const PopoverAnchor = PopoverPrimitive.Anchor;
 
 export const PopoverContent = forwardRef<
   ElementRef<typeof PopoverPrimitive.Content>,

@@ -1,7 +1,4 @@
 import * as grpc from "@grpc/grpc-js";
-import * as loader from "@grpc/proto-loader";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { randomUUID } from "node:crypto";
 import { secret } from "../config";
 import { VERSION } from "../settings/info";
@@ -9,30 +6,12 @@ import { locationFromToken } from "../gateways/jwt";
 import { gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySeen } from "../gateways/service";
 import { subscribe, type WireUpdate } from "../gateways/hub";
 import { StatsBuffer } from "../stats/ingest";
+import { loadProtos } from "./protos";
+
+export { loadProtos };
 
 /** This console process, as recorded on the gateways whose update streams it holds. */
 export const PROCESS_ID = randomUUID();
-
-function protoDir(): string {
-  const dir = join(process.cwd(), "proto");
-  if (!existsSync(join(dir, "gateway.proto"))) throw new Error(`proto files not found in ${dir}`);
-  return dir;
-}
-
-export function loadProtos() {
-  const def = loader.loadSync(["gateway.proto", "worker.proto"], {
-    includeDirs: [protoDir()],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  return grpc.loadPackageDefinition(def) as unknown as {
-    gateway: { GatewayService: grpc.ServiceClientConstructor };
-    worker: { WorkerService: grpc.ServiceClientConstructor };
-  };
-}
 
 function first(md: grpc.Metadata, key: string): string | null {
   const v = md.get(key)[0];

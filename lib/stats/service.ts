@@ -1,16 +1,11 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { getUserInfo, type UserInfo } from "../users/service";
+import { bucketSeconds } from "./buckets";
 
 export const DEFAULT_WINDOW_MS = 3600_000;
 
-/** Bucket width for a window: at most ~120 points, never below one minute. */
-export function bucketSeconds(from: Date, now = new Date()): number {
-  const span = Math.max(60, (now.getTime() - from.getTime()) / 1000);
-  const raw = Math.ceil(span / 120);
-  for (const step of [60, 300, 600, 1800, 3600, 10800, 21600, 43200, 86400]) if (raw <= step) return step;
-  return 86400;
-}
+export { bucketSeconds };
 
 const locFilter = (locationId?: number) => (locationId === undefined ? sql`true` : sql`s.location_id = ${locationId}`);
 const dlFilter = (locationId?: number) => (locationId === undefined ? sql`true` : sql`dl.location_id = ${locationId}`);
@@ -69,6 +64,7 @@ type DeviceStatsRow = {
   ips: string[];
   last_endpoint: string | null;
   last_handshake: string | null;
+  connected_at: string | null;
   connected: boolean;
   stats: { collected_at: string; upload: number; download: number }[] | null;
 };
@@ -78,7 +74,7 @@ export async function locationUserStats(locationId: number, from: Date) {
   const bucket = bucketSeconds(from);
   const rows = (
     await getDb().execute<DeviceStatsRow>(sql`
-      select d.id, d.name, d.user_id, d.device_type, dl.ips, dl.last_endpoint, dl.last_handshake,
+      select d.id, d.name, d.user_id, d.device_type, dl.ips, dl.last_endpoint, dl.last_handshake, dl.connected_at,
              coalesce(dl.last_handshake > now() - make_interval(secs => l.peer_disconnect_threshold), false) connected,
              (select json_agg(p order by p.collected_at) from (
                 select to_timestamp(floor(extract(epoch from s.collected_at) / ${bucket}) * ${bucket}) collected_at,
@@ -95,7 +91,9 @@ export async function locationUserStats(locationId: number, from: Date) {
     name: r.name,
     wireguard_ips: r.ips,
     public_ip: r.last_endpoint ? r.last_endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") : null,
-    connected_at: r.last_handshake ? new Date(r.last_handshake).toISOString() : null,
+    // When the current connection began (kept by the presence job); the last handshake beside it.
+    connected_at: r.connected && r.connected_at ? new Date(r.connected_at).toISOString() : null,
+    last_handshake: r.last_handshake ? new Date(r.last_handshake).toISOString() : null,
     connected: r.connected,
     stats: (r.stats ?? []).map((p) => ({ collected_at: new Date(p.collected_at).toISOString(), upload: Number(p.upload), download: Number(p.download) })),
   });

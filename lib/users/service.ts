@@ -318,7 +318,6 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
       userId: u.id,
       expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
     });
-    await recordActivity(tx, actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
     return u;
   });
   const mail = passwordResetMail({
@@ -328,6 +327,8 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
     expiresMinutes: RESET_TOKEN_MINUTES,
   });
   await sendMail({ to: u.email, ...mail });
+  // Recorded once the message is on its way (a failed send answers 503 and logs nothing).
+  await recordActivity(getDb(), actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
 }
 
 /** POST /password_reset (public): consume a reset token once and set the password. */

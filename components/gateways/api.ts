@@ -1,0 +1,63 @@
+"use client";
+
+import { queryOptions, useQuery } from "@tanstack/react-query";
+import { api, type Stripped } from "@/lib/api/client";
+import type { toGatewayState, tokenFor } from "@/lib/gateways/service";
+
+/** GatewayState of API.md (GET /network/gateways, GET /network/{id}/gateways). */
+export type GatewayStateBody = ReturnType<typeof toGatewayState>;
+export type GatewayState = Stripped<GatewayStateBody>;
+
+/** GET /network/{id}/token: the gateway's JWT and the console's gRPC address. */
+export type GatewayTokenBody = Awaited<ReturnType<typeof tokenFor>>;
+
+/** SPEC §4: all / some / none of a location's gateways connected, or the check failed. */
+export type GatewayStatus = "all" | "some" | "none" | "failed";
+
+export function gatewayStatus(list: readonly Pick<GatewayState, "connected">[] | undefined, failed = false): GatewayStatus {
+  if (failed || !list) return "failed";
+  const up = list.filter((g) => g.connected).length;
+  if (up === 0) return "none";
+  return up === list.length ? "all" : "some";
+}
+
+export const gatewayKeys = {
+  all: ["gateways"] as const,
+  byLocation: ["gateways", "by-location"] as const,
+  location: (id: number) => ["gateways", "location", id] as const,
+  token: (id: number) => ["gateways", "token", id] as const,
+};
+
+/** Overview and setup pages keep gateway states fresh on this period (ms). */
+export const GATEWAY_REFRESH_MS = 30_000;
+
+export function useLocationGateways(id: number) {
+  return useQuery({
+    queryKey: gatewayKeys.location(id),
+    queryFn: ({ signal }) => api.get<GatewayStateBody[]>(`/network/${id}/gateways`, { signal }),
+    refetchInterval: GATEWAY_REFRESH_MS,
+    // The status button is the explicit check; a failed check must say so at once.
+    retry: false,
+  });
+}
+
+/** GET /network/gateways: {"<location id>": [GatewayState]} (locations without gateways are absent). */
+export const allGatewaysQuery = queryOptions({
+  queryKey: gatewayKeys.byLocation,
+  queryFn: ({ signal }) => api.get<Record<string, GatewayStateBody[]>>("/network/gateways", { signal }),
+  refetchInterval: GATEWAY_REFRESH_MS,
+});
+
+export function useAllGateways(enabled = true) {
+  return useQuery({ ...allGatewaysQuery, enabled });
+}
+
+export function useGatewayToken(id: number) {
+  return useQuery({
+    queryKey: gatewayKeys.token(id),
+    queryFn: ({ signal }) => api.get<GatewayTokenBody>(`/network/${id}/token`, { signal }),
+    // A token is minted per request; keep the one shown stable while the page is open.
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+  });
+}

@@ -1,0 +1,180 @@
+"use client";
+
+import { useState } from "react";
+import { useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
+import { RefreshCw, Router, Trash2 } from "lucide-react";
+import { api } from "@/lib/api/client";
+import { useApiErrorText } from "@/components/devices/errors";
+import { locationKeys } from "@/components/locations/api";
+import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
+import { Card, CardHeader } from "@/components/ui/card";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { EmptyState } from "@/components/ui/empty-state";
+import { RelativeTime } from "@/components/ui/relative-time";
+import {
+  Table,
+  TableBody,
+  TableCell,
+  TableHead,
+  TableHeader,
+  TableMessageRow,
+  TableRow,
+  TableSkeletonRows,
+} from "@/components/ui/table";
+import { toast } from "@/components/ui/toaster";
+import { gatewayKeys, gatewayStatus, useLocationGateways, type GatewayState } from "./api";
+import { GatewayStatusBadge } from "./gateway-status-badge";
+
+const COLUMNS = [{ width: "w-32" }, { width: "w-16", className: "hidden sm:table-cell" }, { width: "w-36" }, { width: "w-6" }];
+
+function GatewayRow({ g, onDelete }: { g: GatewayState; onDelete: () => void }) {
+  const t = useTranslations("gateways.list");
+  const since = g.connected ? g.connected_at : g.disconnected_at;
+  return (
+    <TableRow data-testid="gateway-row" data-hostname={g.hostname} data-connected={g.connected}>
+      <TableCell className="max-w-64">
+        <span className="block truncate font-mono text-xs font-medium text-fg">{g.hostname}</span>
+        {g.name && g.name !== g.hostname && <span className="block truncate text-xs text-fg-muted">{g.name}</span>}
+        <span className="block text-xs text-fg-muted sm:hidden">{g.version ? `v${g.version}` : t("unknownVersion")}</span>
+      </TableCell>
+      <TableCell className="hidden font-mono text-xs sm:table-cell">
+        {g.version ? g.version : <span className="font-sans text-fg-subtle">{t("unknownVersion")}</span>}
+      </TableCell>
+      <TableCell>
+        <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+          <Badge tone={g.connected ? "success" : "neutral"}>
+            <span className={g.connected ? "size-1.5 rounded-full bg-success" : "size-1.5 rounded-full bg-fg-subtle"} aria-hidden />
+            {g.connected ? t("connected") : t("disconnected")}
+          </Badge>
+          {since && (
+            <span className="whitespace-nowrap text-xs text-fg-muted">
+              {t.rich(g.connected ? "connectedSince" : "disconnectedSince", { time: () => <RelativeTime value={since} /> })}
+            </span>
+          )}
+        </span>
+      </TableCell>
+      <TableCell className="w-10 pr-2 text-right">
+        <Button variant="ghost" size="icon" onClick={onDelete} aria-label={t("delete", { hostname: g.hostname })} data-testid="gateway-delete">
+          <Trash2 aria-hidden />
+        </Button>
+      </TableCell>
+    </TableRow>
+  );
+}
+
+/** The gateways of one location with their combined status and the "Check status" button (SPEC §4). */
+export function GatewayList({ locationId }: { locationId: number }) {
+  const t = useTranslations("gateways.list");
+  const errorText = useApiErrorText();
+  const queryClient = useQueryClient();
+  const gateways = useLocationGateways(locationId);
+  // The dialog keeps naming its gateway while it closes.
+  const [toDelete, setToDelete] = useState<GatewayState | null>(null);
+  const [confirmOpen, setConfirmOpen] = useState(false);
+  const [checking, setChecking] = useState(false);
+  const status = gateways.isPending ? null : gatewayStatus(gateways.data, gateways.isError);
+
+  async function check() {
+    setChecking(true);
+    try {
+      const r = await gateways.refetch();
+      if (r.isError) toast.error(t("checkFailed"), { subMessage: errorText(r.error) });
+    } finally {
+      setChecking(false);
+    }
+  }
+
+  async function remove(g: GatewayState) {
+    try {
+      await api.delete(`/network/${locationId}/gateways/${g.id}`);
+      toast.success(t("deleted", { hostname: g.hostname }));
+      await Promise.all([
+        queryClient.invalidateQueries({ queryKey: gatewayKeys.location(locationId) }),
+        queryClient.invalidateQueries({ queryKey: gatewayKeys.byLocation }),
+        queryClient.invalidateQueries({ queryKey: locationKeys.all }),
+      ]);
+    } catch (err) {
+      toast.error(t("deleteFailed", { hostname: g.hostname }), { subMessage: errorText(err) });
+      throw err;
+    }
+  }
+
+  const list = gateways.data ?? [];
+  const connected = list.filter((g) => g.connected).length;
+  return (
+    <Card data-testid="gateway-list">
+      <CardHeader
+        title={
+          <span className="flex flex-wrap items-center gap-2">
+            {t("title")}
+            {status && <GatewayStatusBadge status={status} />}
+          </span>
+        }
+        description={
+          gateways.isError ? (
+            t("checkFailedHint")
+          ) : gateways.data ? (
+            <>
+              {list.length === 0 ? t("summaryNone") : t("summary", { connected, total: list.length })}
+              {gateways.dataUpdatedAt > 0 && (
+                <>
+                  {" · "}
+                  {t.rich("lastChecked", { time: () => <RelativeTime value={new Date(gateways.dataUpdatedAt)} /> })}
+                </>
+              )}
+            </>
+          ) : undefined
+        }
+        action={
+          <Button variant="secondary" size="sm" onClick={check} loading={checking} data-testid="gateway-check-status">
+            <RefreshCw aria-hidden />
+            {t("check")}
+          </Button>
+        }
+      />
+      <div className="overflow-x-auto">
+        <Table>
+          <TableHeader>
+            <tr>
+              <TableHead>{t("hostname")}</TableHead>
+              <TableHead className="hidden sm:table-cell">{t("version")}</TableHead>
+              <TableHead>{t("state")}</TableHead>
+              <TableHead className="w-10">
+                <span className="sr-only">{t("actions")}</span>
+              </TableHead>
+            </tr>
+          </TableHeader>
+          <TableBody>
+            {gateways.isPending ? (
+              <TableSkeletonRows rows={2} columns={COLUMNS} />
+            ) : list.length === 0 ? (
+              <TableMessageRow colSpan={4}>
+                <EmptyState
+                  icon={Router}
+                  title={gateways.isError ? t("unknownTitle") : t("emptyTitle")}
+                  description={gateways.isError ? t("checkFailedHint") : t("emptyDescription")}
+                />
+              </TableMessageRow>
+            ) : (
+              list.map((g) => <GatewayRow key={g.id} g={g} onDelete={() => {
+                    setToDelete(g);
+                    setConfirmOpen(true);
+                  }} />)
+            )}
+          </TableBody>
+        </Table>
+      </div>
+      <ConfirmDialog
+        open={confirmOpen}
+        onOpenChange={setConfirmOpen}
+        title={t("confirmTitle", { hostname: toDelete?.hostname ?? "" })}
+        description={toDelete?.connected ? t("confirmConnected") : t("confirmDescription")}
+        confirmLabel={t("confirm")}
+        danger
+        onConfirm={() => toDelete && remove(toDelete)}
+      />
+    </Card>
+  );
+}

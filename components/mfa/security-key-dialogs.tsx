@@ -1,0 +1,175 @@
+"use client";
+
+import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useTranslations } from "next-intl";
+import { z } from "zod";
+import { KeyRound } from "lucide-react";
+import { startRegistration } from "@simplewebauthn/browser";
+import { renameSchema } from "@/lib/mfa/schema";
+import { ApiBadRequestError } from "@/lib/api/client";
+import { useValidationMessages } from "@/components/forms/messages";
+import { Button } from "@/components/ui/button";
+import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { mfaApi, type CodesBody, type SecurityKey } from "./api";
+import { useMfaErrors } from "./errors";
+
+type NameIn = z.input<typeof renameSchema>;
+type NameOut = z.output<typeof renameSchema>;
+
+function useNameForm(defaultName: string) {
+  return useForm<NameIn, unknown, NameOut>({
+    resolver: zodResolver(renameSchema),
+    // On blur only once something was typed: an empty field left for Cancel must not shift the buttons.
+    mode: "onSubmit",
+    defaultValues: { name: defaultName },
+  });
+}
+
+interface AddKeyDialogProps {
+  open: boolean;
+  onOpenChange: (open: boolean) => void;
+  onAdded: (result: CodesBody) => void;
+}
+
+/** Add security key: a name, then the browser's registration ceremony, then the server's check. */
+export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDialogProps) {
+  const t = useTranslations("mfa.keys");
+  const tc = useTranslations("common");
+  const { fromKey, fromServer } = useValidationMessages();
+  const { messageOf } = useMfaErrors();
+  const [failure, setFailure] = useState<string | null>(null);
+  const [waiting, setWaiting] = useState(false);
+  const form = useNameForm("");
+  const { errors, isSubmitting } = form.formState;
+
+  useEffect(() => {
+    if (open) {
+      form.reset({ name: "" });
+      setFailure(null);
+    }
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [open]);
+
+  const submit = form.handleSubmit(async ({ name }) => {
+    setFailure(null);
+    try {
+      const optionsJSON = await mfaApi.webauthnInit();
+      setWaiting(true);
+      const credential = await startRegistration({ optionsJSON }).finally(() => setWaiting(false));
+      const result = await mfaApi.webauthnFinish(name, credential);
+      onOpenChange(false);
+      onAdded({ codes: result.codes ?? null });
+    } catch (err) {
+      if (err instanceof ApiBadRequestError && err.field === "name") {
+        form.setError("name", { message: fromServer(err) });
+        return;
+      }
+      setFailure(messageOf(err));
+    }
+  });
+
+  return (
+    <Dialog open={open} onOpenChange={(next) => !isSubmitting && onOpenChange(next)}>
+      <DialogContent data-testid="add-key-dialog" title={t("addTitle")} description={t("addDescription")}>
+        <form noValidate onSubmit={submit} className="flex flex-col gap-4">
+          {failure && (
+            <p role="alert" data-testid="add-key-error" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
+              {failure}
+            </p>
+          )}
+          <Field label={t("name")} hint={t("nameHint")} error={fromKey(errors.name?.message)}>
+            <Input
+              data-testid="add-key-name"
+              autoComplete="off"
+              maxLength={64}
+              autoFocus
+              {...form.register("name", { onBlur: (e: { target: { value: string } }) => e.target.value && void form.trigger("name") })}
+            />
+          </Field>
+          {waiting && (
+            <p role="status" className="flex items-center gap-2 text-sm text-fg-muted">
+              <KeyRound className="size-4 shrink-0 animate-pulse text-accent" aria-hidden />
+              {t("touchKey")}
+            </p>
+          )}
+          <DialogFooter className="mt-2">
+            <DialogClose asChild>
+              <Button variant="secondary" disabled={isSubmitting}>
+                {tc("cancel")}
+              </Button>
+            </DialogClose>
+            <Button data-testid="add-key-submit" type="submit" loading={isSubmitting}>
+              {t("register")}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}
+
+interface RenameKeyDialogProps {
+  securityKey: SecurityKey | null;
+  onOpenChange: (open: boolean) => void;
+  onRename: (key: SecurityKey, name: string) => Promise<unknown>;
+}
+
+export function RenameSecurityKeyDialog({ securityKey, onOpenChange, onRename }: RenameKeyDialogProps) {
+  const t = useTranslations("mfa.keys");
+  const tc = useTranslations("common");
+  const { fromKey, fromServer } = useValidationMessages();
+  const { messageOf } = useMfaErrors();
+  const form = useNameForm(securityKey?.name ?? "");
+  const { errors, isSubmitting } = form.formState;
+
+  useEffect(() => {
+    if (securityKey) form.reset({ name: securityKey.name });
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [securityKey]);
+
+  const submit = form.handleSubmit(async ({ name }) => {
+    if (!securityKey) return;
+    try {
+      await onRename(securityKey, name);
+      onOpenChange(false);
+    } catch (err) {
+      form.setError("name", { message: err instanceof ApiBadRequestError && err.field ? fromServer(err) : messageOf(err) });
+    }
+  });
+
+  return (
+    <Dialog open={securityKey !== null} onOpenChange={(next) => !isSubmitting && onOpenChange(next)}>
+      <DialogContent
+        data-testid="rename-key-dialog"
+        title={t("renameTitle")}
+        description={t("renameDescription", { name: securityKey?.name ?? "" })}
+      >
+        <form noValidate onSubmit={submit} className="flex flex-col gap-4">
+          <Field label={t("name")} error={fromKey(errors.name?.message)}>
+            <Input
+              data-testid="rename-key-name"
+              autoComplete="off"
+              maxLength={64}
+              autoFocus
+              {...form.register("name", { onBlur: (e: { target: { value: string } }) => e.target.value && void form.trigger("name") })}
+            />
+          </Field>
+          <DialogFooter className="mt-2">
+            <DialogClose asChild>
+              <Button variant="secondary" disabled={isSubmitting}>
+                {tc("cancel")}
+              </Button>
+            </DialogClose>
+            <Button data-testid="rename-key-submit" type="submit" loading={isSubmitting}>
+              {t("save")}
+            </Button>
+          </DialogFooter>
+        </form>
+      </DialogContent>
+    </Dialog>
+  );
+}

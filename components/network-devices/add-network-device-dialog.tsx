@@ -1,0 +1,276 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import Link from "next/link";
+import { Controller, useForm } from "react-hook-form";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useTranslations } from "next-intl";
+import { z } from "zod";
+import { Info } from "lucide-react";
+import { ApiBadRequestError, api, type Stripped } from "@/lib/api/client";
+import { useValidationMessages } from "@/components/forms/messages";
+import { deviceKeys, type CreatedNetworkDeviceBody, type NextFreeIpsBody } from "@/components/devices/api";
+import { ConfigResult } from "@/components/devices/config-result";
+import { useApiErrorText } from "@/components/devices/errors";
+import { KeyMethodField } from "@/components/devices/key-method";
+import { description, deviceName, publicKey } from "@/components/devices/schema";
+import { generateKeyPair } from "@/components/devices/wg-keys";
+import { useLocations, type Location } from "@/components/locations/api";
+import { Button } from "@/components/ui/button";
+import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Textarea } from "@/components/ui/textarea";
+import { toast } from "@/components/ui/toaster";
+import { IpFields, useIpStates } from "./ip-fields";
+
+const schema = z
+  .object({
+    name: deviceName,
+    description,
+    location_id: z.string().min(1, { error: "required" }),
+    method: z.enum(["generate", "own"]),
+    wireguard_pubkey: z.string(),
+  })
+  .superRefine((v, ctx) => {
+    if (v.method !== "own") return;
+    const r = publicKey.safeParse(v.wireguard_pubkey);
+    if (!r.success) ctx.addIssue({ code: "custom", path: ["wireguard_pubkey"], message: r.error.issues[0].message });
+  });
+type Values = z.infer<typeof schema>;
+const FIELDS = ["name", "description", "location_id", "wireguard_pubkey"] as const;
+
+interface Created {
+  body: Stripped<CreatedNetworkDeviceBody>;
+  location: Location;
+  privateKey: string | null;
+}
+
+/** Locations a network device may use: only those without MFA (a device cannot do MFA). */
+export function eligibleLocations(all: Location[]): { eligible: Location[]; excluded: Location[] } {
+  return {
+    eligible: all.filter((l) => l.location_mfa_mode === "disabled"),
+    excluded: all.filter((l) => l.location_mfa_mode !== "disabled"),
+  };
+}
+
+function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onCancel: () => void }) {
+  const t = useTranslations("networkDevices.add");
+  const { fromKey } = useValidationMessages();
+  const errorText = useApiErrorText();
+  const queryClient = useQueryClient();
+  const locations = useLocations();
+  const { eligible, excluded } = eligibleLocations(locations.data ?? []);
+  const [ips, setIps] = useState<string[]>([]);
+  const [submitted, setSubmitted] = useState(false);
+  const sending = useRef(false);
+
+  const form = useForm<Values>({
+    resolver: zodResolver(schema),
+    mode: "onBlur",
+    defaultValues: { name: "", description: "", location_id: "", method: "generate", wireguard_pubkey: "" },
+  });
+  const { errors } = form.formState;
+  const method = form.watch("method");
+  const locationId = form.watch("location_id");
+  const location = eligible.find((l) => String(l.id) === locationId) ?? null;
+
+  // The only eligible location is chosen for the user.
+  useEffect(() => {
+    if (!form.getValues("location_id") && eligible.length === 1) form.setValue("location_id", String(eligible[0].id));
+  }, [eligible, form]);
+
+  // Prefill the next free address of each of the location's networks.
+  const free = useQuery({
+    queryKey: ["network-device-free-ips", location?.id],
+    queryFn: ({ signal }) => api.get<NextFreeIpsBody>(`/device/network/ip/${location!.id}`, { signal }),
+    enabled: !!location,
+    // Suggestions are read once per opening: a refetch must not overwrite what the user typed.
+    staleTime: Infinity,
+    gcTime: 0,
+    refetchOnWindowFocus: false,
+  });
+  useEffect(() => {
+    if (free.data) setIps(free.data.ips.map(String));
+  }, [free.data]);
+  const states = useIpStates(location?.id ?? null, ips);
+  const ipsOk = ips.length > 0 && states.every((s) => s === "ok");
+
+  const create = useMutation({
+    mutationFn: async (v: Values): Promise<Created> => {
+      const keys = v.method === "generate" ? await generateKeyPair() : null;
+      const body = await api.post<CreatedNetworkDeviceBody>("/device/network", {
+        name: v.name,
+        description: v.description || null,
+        location_id: Number(v.location_id),
+        assigned_ips: ips.map((s) => s.trim()),
+        wireguard_pubkey: keys ? keys.publicKey : v.wireguard_pubkey.trim(),
+      });
+      return { body, location: location!, privateKey: keys?.privateKey ?? null };
+    },
+    onSuccess: (c) => {
+      toast.success(t("added", { name: c.body.device.name }));
+      void queryClient.invalidateQueries({ queryKey: deviceKeys.network });
+      onCreated(c);
+    },
+    onError: (err) => {
+      const field = err instanceof ApiBadRequestError ? err.field : undefined;
+      if (field && (FIELDS as readonly string[]).includes(field)) {
+        form.setError(field as (typeof FIELDS)[number], { message: errorText(err) }, { shouldFocus: true });
+      }
+      if (field === "assigned_ips") void queryClient.invalidateQueries({ queryKey: ["network-device-ips"] });
+      toast.error(t("failed"), { subMessage: errorText(err) });
+    },
+  });
+
+  const onSubmit = form.handleSubmit(
+    async (v) => {
+      setSubmitted(true);
+      if (!ipsOk || sending.current) return;
+      sending.current = true;
+      try {
+        await create.mutateAsync(v).catch(() => undefined);
+      } finally {
+        sending.current = false;
+      }
+    },
+    () => setSubmitted(true),
+  );
+
+  const errorOf = (name: keyof Values) => {
+    const m = errors[name]?.message;
+    return m ? fromKey(m) : undefined;
+  };
+
+  if (locations.isPending) {
+    return (
+      <div className="flex flex-col gap-4" aria-hidden>
+        {[0, 1, 2].map((i) => (
+          <Skeleton key={i} className="h-14 w-full" />
+        ))}
+      </div>
+    );
+  }
+  if (eligible.length === 0) {
+    return (
+      <div className="flex flex-col gap-4" data-testid="no-eligible-locations">
+        <p className="flex gap-2 rounded-md border border-border bg-subtle px-3 py-2.5 text-sm text-fg-muted">
+          <Info className="mt-0.5 size-4 shrink-0" aria-hidden />
+          {(locations.data ?? []).length === 0 ? t("noLocations") : t("onlyMfaLocations")}
+        </p>
+        <DialogFooter className="mt-0">
+          <Button variant="secondary" onClick={onCancel}>
+            {t("cancel")}
+          </Button>
+          <Button asChild>
+            <Link href={(locations.data ?? []).length === 0 ? "/locations/new" : "/locations"}>{t("toLocations")}</Link>
+          </Button>
+        </DialogFooter>
+      </div>
+    );
+  }
+
+  return (
+    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="network-device-form">
+      <Field label={t("name")} error={errorOf("name")}>
+        <Input autoComplete="off" data-testid="nd-name" {...form.register("name")} />
+      </Field>
+      <Field label={t("location")} error={errorOf("location_id")} hint={excluded.length ? t("excludedHint", { names: excluded.map((l) => l.name).join(", ") }) : undefined}>
+        <Controller
+          control={form.control}
+          name="location_id"
+          render={({ field }) => (
+            <Select value={field.value} onValueChange={field.onChange}>
+              <SelectTrigger data-testid="nd-location">
+                <SelectValue placeholder={t("locationPlaceholder")} />
+              </SelectTrigger>
+              <SelectContent>
+                {eligible.map((l) => (
+                  <SelectItem key={l.id} value={String(l.id)}>
+                    {l.name}
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+          )}
+        />
+      </Field>
+      {location &&
+        (free.isPending ? (
+          <Skeleton className="h-16 w-full" />
+        ) : free.isError ? (
+          <p className="text-xs text-error">{errorText(free.error)}</p>
+        ) : ips.length === 0 ? (
+          <p className="text-xs text-error">{t("locationFull")}</p>
+        ) : (
+          <IpFields ips={ips} states={states} onChange={setIps} networks={location.address} disabled={create.isPending} showRequired={submitted} />
+        ))}
+      <Field label={t("descriptionLabel")} error={errorOf("description")}>
+        <Textarea rows={2} {...form.register("description")} />
+      </Field>
+      <KeyMethodField
+        value={method}
+        onChange={(m) => {
+          form.setValue("method", m);
+          form.clearErrors("wireguard_pubkey");
+        }}
+        disabled={create.isPending}
+      />
+      {method === "own" && (
+        <Field label={t("publicKey")} error={errorOf("wireguard_pubkey")}>
+          <Input className="font-mono text-xs" autoComplete="off" spellCheck={false} data-testid="nd-pubkey" {...form.register("wireguard_pubkey")} />
+        </Field>
+      )}
+      <DialogFooter className="mt-2">
+        <Button variant="secondary" onClick={onCancel} disabled={create.isPending}>
+          {t("cancel")}
+        </Button>
+        <Button type="submit" loading={create.isPending} data-testid="nd-submit">
+          {t("submit")}
+        </Button>
+      </DialogFooter>
+    </form>
+  );
+}
+
+/** Add a network device: location (MFA-free only), addresses, key; then its config, once. */
+export function AddNetworkDeviceDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
+  const t = useTranslations("networkDevices.add");
+  const [created, setCreated] = useState<Created | null>(null);
+
+  useEffect(() => {
+    if (!open) setCreated(null);
+  }, [open]);
+
+  return (
+    <Dialog open={open} onOpenChange={onOpenChange}>
+      <DialogContent
+        title={created ? t("readyTitle", { name: created.body.device.name }) : t("title")}
+        description={created ? t("readyDescription", { location: created.location.name }) : t("description")}
+        className={created ? "max-w-4xl" : "max-w-lg"}
+        // The result holds the only copy of a generated private key: no closing by a stray click.
+        onInteractOutside={(e) => created && e.preventDefault()}
+      >
+        {created ? (
+          <>
+            <ConfigResult
+              deviceName={created.body.device.name}
+              privateKey={created.privateKey}
+              configs={[{ id: created.location.id, locationName: created.location.name, config: created.body.config.config }]}
+            />
+            <DialogFooter>
+              <DialogClose asChild>
+                <Button data-testid="nd-done">{t("done")}</Button>
+              </DialogClose>
+            </DialogFooter>
+          </>
+        ) : (
+          <AddForm onCreated={setCreated} onCancel={() => onOpenChange(false)} />
+        )}
+      </DialogContent>
+    </Dialog>
+  );
+}

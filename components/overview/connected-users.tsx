@@ -1,0 +1,340 @@
+"use client";
+
+import { useMemo, type ReactNode } from "react";
+import { useTranslations } from "next-intl";
+import { ArrowDown, ArrowUp, MonitorSmartphone, UsersRound } from "lucide-react";
+import type { UserInfo } from "@/lib/api/types";
+import type { Location } from "@/components/locations/api";
+import { Badge } from "@/components/ui/badge";
+import { Card, CardHeader } from "@/components/ui/card";
+import { cn } from "@/components/ui/cn";
+import { EmptyState } from "@/components/ui/empty-state";
+import { InlineError } from "@/components/ui/inline-error";
+import { RelativeTime } from "@/components/ui/relative-time";
+import { Skeleton } from "@/components/ui/skeleton";
+import { Sparkline } from "@/components/ui/sparkline";
+import { Table, TableBody, TableCell, TableContainer, TableHead, TableHeader, TableRow, TableSkeletonRows } from "@/components/ui/table";
+import { useFormatBytes } from "./format";
+import { ViewToggle, type OverviewView } from "./overview-controls";
+import type { StatsDevice, UserStats } from "./queries";
+import { fillSeries } from "./series";
+
+export interface DeviceEntry {
+  key: string;
+  location: { id: number; name: string };
+  device: StatsDevice;
+  upload: number;
+  download: number;
+}
+
+interface UserEntry {
+  key: string;
+  user: UserInfo | null;
+  devices: DeviceEntry[];
+  connected: boolean;
+}
+
+type UserStatsResult = {
+  data: { locationId: number; stats: UserStats }[] | undefined;
+  isPending: boolean;
+  error: Error | null;
+  isFetching: boolean;
+  refetch: () => unknown;
+};
+
+function entry(locationId: number, names: Map<number, string>, d: StatsDevice): DeviceEntry {
+  return {
+    key: `${locationId}-${d.id}`,
+    location: { id: locationId, name: names.get(locationId) ?? String(locationId) },
+    device: d,
+    upload: d.stats.reduce((n, p) => n + p.upload, 0),
+    download: d.stats.reduce((n, p) => n + p.download, 0),
+  };
+}
+
+const byConnected = (a: { connected: boolean }, b: { connected: boolean }) => Number(b.connected) - Number(a.connected);
+
+/** Users (and network devices) of the stats answers of one or more locations, merged per user; connected first. */
+function merge(results: { locationId: number; stats: UserStats }[], locations: readonly Location[]): { users: UserEntry[]; network: UserEntry | null } {
+  const names = new Map(locations.map((l) => [l.id, l.name]));
+  const users = new Map<number, UserEntry>();
+  const network: DeviceEntry[] = [];
+  for (const { locationId, stats } of results) {
+    for (const ud of stats.user_devices) {
+      const u = users.get(ud.user.id) ?? { key: `u${ud.user.id}`, user: ud.user, devices: [], connected: false };
+      u.devices.push(...ud.devices.map((d) => entry(locationId, names, d)));
+      users.set(ud.user.id, u);
+    }
+    network.push(...stats.network_devices.map((d) => entry(locationId, names, d)));
+  }
+  const sortDevices = (list: DeviceEntry[]) =>
+    list.sort((a, b) => Number(b.device.connected ?? false) - Number(a.device.connected ?? false) || a.device.name.localeCompare(b.device.name));
+  const list = [...users.values()].map((u) => ({ ...u, devices: sortDevices(u.devices), connected: u.devices.some((d) => d.device.connected) }));
+  list.sort((a, b) => byConnected(a, b) || displayName(a.user).localeCompare(displayName(b.user)));
+  return {
+    users: list,
+    network: network.length ? { key: "network", user: null, devices: sortDevices(network), connected: network.some((d) => d.device.connected) } : null,
+  };
+}
+
+function displayName(u: UserInfo | null): string {
+  if (!u) return "";
+  const full = `${u.first_name ?? ""} ${u.last_name ?? ""}`.trim();
+  return full || u.username;
+}
+
+function initials(u: UserInfo): string {
+  const parts = [u.first_name, u.last_name].filter((p): p is string => !!p && p.trim() !== "");
+  return (parts.length ? parts.map((p) => p.trim()[0]) : [u.username[0]]).join("").slice(0, 2).toUpperCase();
+}
+
+function Dot({ on, label }: { on: boolean; label: string }) {
+  return (
+    <span className="relative flex size-2 shrink-0" role="img" aria-label={label} title={label}>
+      {on && <span className="absolute inline-flex size-full animate-ping rounded-full bg-success opacity-40 motion-reduce:hidden" />}
+      <span className={cn("relative inline-flex size-2 rounded-full", on ? "bg-success" : "bg-fg-subtle/60")} />
+    </span>
+  );
+}
+
+function DeviceTraffic({ d, window, compact }: { d: DeviceEntry; window: [number, number]; compact?: boolean }) {
+  const t = useTranslations("overview.users");
+  const bytes = useFormatBytes();
+  const filled = useMemo(() => fillSeries(d.device.stats, window[0], window[1]), [d.device.stats, window]);
+  const xs = filled.xs;
+  return (
+    <span className="flex items-center gap-3">
+      <Sparkline
+        width={compact ? 88 : 110}
+        height={26}
+        xDomain={[xs[0], xs[xs.length - 1]]}
+        series={[
+          { points: xs.map((x, i) => ({ x, y: filled.download[i] })), className: "text-accent" },
+          { points: xs.map((x, i) => ({ x, y: filled.upload[i] })), className: "text-success" },
+        ]}
+        label={t("trafficLabel", { download: bytes(d.download), upload: bytes(d.upload) })}
+      />
+      <span className="flex flex-col text-[11px] leading-4 tabular-nums text-fg-muted">
+        <span className="inline-flex items-center gap-0.5 whitespace-nowrap">
+          <ArrowDown className="size-3 text-accent" aria-hidden />
+          {bytes(d.download)}
+        </span>
+        <span className="inline-flex items-center gap-0.5 whitespace-nowrap">
+          <ArrowUp className="size-3 text-success" aria-hidden />
+          {bytes(d.upload)}
+        </span>
+      </span>
+    </span>
+  );
+}
+
+function ConnectedSince({ d }: { d: DeviceEntry }) {
+  const t = useTranslations("overview.users");
+  const at = d.device.connected_at;
+  if (!at) return <span className="text-xs text-fg-subtle">{t("never")}</span>;
+  return (
+    <span className="text-xs text-fg-muted">
+      {t.rich(d.device.connected ? "connectedSince" : "lastSeen", { time: () => <RelativeTime value={at} /> })}
+    </span>
+  );
+}
+
+function Ips({ d }: { d: DeviceEntry }) {
+  return <span className="font-mono text-xs text-fg">{d.device.wireguard_ips.join(", ")}</span>;
+}
+
+function UserCard({ u, showLocation, window }: { u: UserEntry; showLocation: boolean; window: [number, number] }) {
+  const t = useTranslations("overview.users");
+  return (
+    <li className="flex min-w-0 flex-col rounded-lg border border-border bg-surface" data-testid="overview-user-card" data-username={u.user?.username ?? ""}>
+      <div className="flex items-center gap-3 border-b border-border px-3 py-2.5">
+        {u.user ? (
+          <span aria-hidden className="flex size-8 shrink-0 items-center justify-center rounded-full bg-accent-subtle text-xs font-semibold text-accent">
+            {initials(u.user)}
+          </span>
+        ) : (
+          <span aria-hidden className="flex size-8 shrink-0 items-center justify-center rounded-full bg-subtle text-fg-muted ring-1 ring-inset ring-border">
+            <MonitorSmartphone className="size-4" />
+          </span>
+        )}
+        <div className="min-w-0 flex-1">
+          <p className="truncate text-sm font-medium text-fg">{u.user ? displayName(u.user) : t("networkDevices")}</p>
+          {u.user && <p className="truncate font-mono text-xs text-fg-muted">{u.user.username}</p>}
+        </div>
+        <Badge tone={u.connected ? "success" : "neutral"}>{t("deviceCount", { count: u.devices.length })}</Badge>
+      </div>
+      <ul className="divide-y divide-border">
+        {u.devices.map((d) => (
+          <li key={d.key} className="flex flex-col gap-1.5 px-3 py-2.5" data-testid="overview-device">
+            <div className="flex items-center gap-2">
+              <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
+              <span className="min-w-0 flex-1 truncate text-sm text-fg">{d.device.name}</span>
+              {showLocation && <Badge className="max-w-32 truncate">{d.location.name}</Badge>}
+            </div>
+            <div className="flex flex-wrap items-end justify-between gap-x-4 gap-y-2 pl-4">
+              <dl className="grid min-w-0 grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 text-xs">
+                <dt className="text-fg-muted">{t("vpnIp")}</dt>
+                <dd className="min-w-0 truncate">
+                  <Ips d={d} />
+                </dd>
+                <dt className="text-fg-muted">{t("publicIp")}</dt>
+                <dd className="min-w-0 truncate font-mono text-fg">{d.device.public_ip ?? "—"}</dd>
+                <dt className="sr-only">{t("connection")}</dt>
+                <dd className="col-span-2">
+                  <ConnectedSince d={d} />
+                </dd>
+              </dl>
+              <DeviceTraffic d={d} window={window} compact />
+            </div>
+          </li>
+        ))}
+      </ul>
+    </li>
+  );
+}
+
+function UserCell({ u }: { u: UserEntry }) {
+  const t = useTranslations("overview.users");
+  if (!u.user) return <Badge>{t("networkDevice")}</Badge>;
+  return (
+    <span className="flex min-w-0 items-center gap-2">
+      <span aria-hidden className="flex size-6 shrink-0 items-center justify-center rounded-full bg-accent-subtle text-[10px] font-semibold text-accent">
+        {initials(u.user)}
+      </span>
+      <span className="min-w-0">
+        <span className="block truncate text-sm font-medium text-fg">{displayName(u.user)}</span>
+        <span className="block truncate font-mono text-xs text-fg-muted">{u.user.username}</span>
+      </span>
+    </span>
+  );
+}
+
+const LIST_COLUMNS = [
+  { width: "w-28" },
+  { width: "w-24" },
+  { width: "w-20", className: "hidden md:table-cell" },
+  { width: "w-24", className: "hidden lg:table-cell" },
+  { width: "w-24", className: "hidden sm:table-cell" },
+  { width: "w-32", className: "hidden md:table-cell" },
+];
+
+function UserTable({ entries, showLocation, window }: { entries: UserEntry[]; showLocation: boolean; window: [number, number] }) {
+  const t = useTranslations("overview.users");
+  return (
+    <TableContainer className="max-h-[32rem] rounded-none border-x-0 border-b-0">
+      <Table>
+        <TableHeader>
+          <tr>
+            <TableHead>{t("user")}</TableHead>
+            <TableHead>{t("device")}</TableHead>
+            <TableHead className="hidden md:table-cell">{t("vpnIp")}</TableHead>
+            <TableHead className="hidden lg:table-cell">{t("publicIp")}</TableHead>
+            <TableHead className="hidden sm:table-cell">{t("connection")}</TableHead>
+            <TableHead className="hidden md:table-cell">{t("traffic")}</TableHead>
+          </tr>
+        </TableHeader>
+        <TableBody>
+          {entries.flatMap((u) =>
+            u.devices.map((d, i) => (
+              <TableRow key={d.key} data-testid="overview-device-row" data-username={u.user?.username ?? ""}>
+                {i === 0 && (
+                  <TableCell rowSpan={u.devices.length} className="max-w-56 align-top [&]:pt-2.5">
+                    <UserCell u={u} />
+                  </TableCell>
+                )}
+                <TableCell className="max-w-56">
+                  <span className="flex min-w-0 items-center gap-2">
+                    <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
+                    <span className="min-w-0">
+                      <span className="block truncate text-sm text-fg">{d.device.name}</span>
+                      {showLocation && <span className="block truncate text-xs text-fg-muted">{d.location.name}</span>}
+                      <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.device.wireguard_ips.join(", ")}</span>
+                    </span>
+                  </span>
+                </TableCell>
+                <TableCell className="hidden md:table-cell">
+                  <Ips d={d} />
+                </TableCell>
+                <TableCell className="hidden font-mono text-xs lg:table-cell">{d.device.public_ip ?? "—"}</TableCell>
+                <TableCell className="hidden sm:table-cell">
+                  <ConnectedSince d={d} />
+                </TableCell>
+                <TableCell className="hidden md:table-cell">
+                  <DeviceTraffic d={d} window={window} />
+                </TableCell>
+              </TableRow>
+            )),
+          )}
+        </TableBody>
+      </Table>
+    </TableContainer>
+  );
+}
+
+interface ConnectedUsersProps {
+  result: UserStatsResult;
+  locations: readonly Location[];
+  showLocation: boolean;
+  hours: number;
+  view: OverviewView;
+  onView: (v: OverviewView) => void;
+  /** [from, now] of the data in ms, for the sparklines' time axis. */
+  window: [number, number];
+}
+
+/** Users with a device active in the range (SPEC §2 connected users), as cards or a table. */
+export function ConnectedUsers({ result, locations, showLocation, hours, view, onView, window }: ConnectedUsersProps) {
+  const t = useTranslations("overview.users");
+  const merged = useMemo(() => (result.data ? merge(result.data, locations) : null), [result.data, locations]);
+  const entries = merged ? [...merged.users, ...(merged.network ? [merged.network] : [])] : [];
+  const connectedUsers = merged?.users.filter((u) => u.connected).length ?? 0;
+
+  let body: ReactNode;
+  if (result.isPending && !result.data) {
+    body =
+      view === "list" ? (
+        <TableContainer className="rounded-none border-x-0 border-b-0">
+          <Table>
+            <TableBody>
+              <TableSkeletonRows rows={4} columns={LIST_COLUMNS} />
+            </TableBody>
+          </Table>
+        </TableContainer>
+      ) : (
+        <div className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3" aria-hidden>
+          {[0, 1].map((i) => (
+            <Skeleton key={i} className="h-40 rounded-lg" />
+          ))}
+        </div>
+      );
+  } else if (result.error && !result.data) {
+    body = (
+      <div className="p-4">
+        <InlineError message={t("loadFailed")} detail={result.error.message} onRetry={() => result.refetch()} retrying={result.isFetching} />
+      </div>
+    );
+  } else if (entries.length === 0) {
+    body = <EmptyState icon={UsersRound} title={t("emptyTitle")} description={t("emptyDescription", { hours })} />;
+  } else if (view === "list") {
+    body = <UserTable entries={entries} showLocation={showLocation} window={window} />;
+  } else {
+    body = (
+      <ul className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3">
+        {entries.map((u) => (
+          <UserCard key={u.key} u={u} showLocation={showLocation} window={window} />
+        ))}
+      </ul>
+    );
+  }
+
+  return (
+    <Card data-testid="overview-users" data-view={view}>
+      <CardHeader
+        title={t("title")}
+        description={merged ? t("description", { connected: connectedUsers, total: merged.users.length, hours }) : t("descriptionLoading", { hours })}
+        action={<ViewToggle view={view} onChange={onView} />}
+      />
+      {body}
+    </Card>
+  );
+}

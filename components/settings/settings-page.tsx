@@ -1,0 +1,72 @@
+"use client";
+
+import { useTranslations } from "next-intl";
+import { Skeleton } from "@/components/ui/skeleton";
+import { InlineError } from "@/components/ui/inline-error";
+import { PageHeader } from "@/components/ui/page-header";
+import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
+import { useUrlState } from "@/components/users/url-state";
+import { GlobalSettings } from "./global-settings";
+import { GatewayNotificationsTab } from "./gateway-notifications-tab";
+import { useSettings } from "./queries";
+import { SmtpSettings } from "./smtp-settings";
+
+/** The tabs with content so far (SPEC §2 lists SMTP, Global, LDAP, OpenID, ...; the rest come later). */
+const TABS = ["smtp", "global", "gateway-notifications"] as const;
+type Tab = (typeof TABS)[number];
+
+function SettingsSkeleton() {
+  return (
+    <div className="flex flex-col gap-4" aria-hidden>
+      <Skeleton className="h-80 rounded-lg" />
+      <Skeleton className="h-32 rounded-lg" />
+    </div>
+  );
+}
+
+/** Settings (admin): one tab per area, the open tab kept in the address (?tab=). */
+export function SettingsPage() {
+  const t = useTranslations("settings");
+  const { params, set } = useUrlState();
+  const raw = params.get("tab") as Tab | null;
+  const tab: Tab = raw && TABS.includes(raw) ? raw : "smtp";
+  const settings = useSettings();
+
+  return (
+    <>
+      <PageHeader title={t("title")} description={t("description")} />
+      <Tabs value={tab} onValueChange={(v) => set({ tab: v === "smtp" ? null : v })}>
+        <TabsList aria-label={t("tabsLabel")}>
+          {TABS.map((k) => (
+            <TabsTrigger key={k} value={k} data-testid={`settings-tab-${k}`}>
+              {t(`tabs.${k}`)}
+            </TabsTrigger>
+          ))}
+        </TabsList>
+        {settings.isError ? (
+          <InlineError
+            className="mt-4"
+            message={t("loadFailed")}
+            detail={settings.error.message}
+            onRetry={() => settings.refetch()}
+            retrying={settings.isFetching}
+          />
+        ) : (
+          TABS.map((k) => (
+            <TabsContent key={k} value={k} className="max-w-3xl">
+              {!settings.data ? (
+                <SettingsSkeleton />
+              ) : k === "smtp" ? (
+                <SmtpSettings settings={settings.data} />
+              ) : k === "gateway-notifications" ? (
+                <GatewayNotificationsTab settings={settings.data} />
+              ) : (
+                <GlobalSettings settings={settings.data} />
+              )}
+            </TabsContent>
+          ))
+        )}
+      </Tabs>
+    </>
+  );
+}

@@ -1,0 +1,149 @@
+"use client";
+
+import type { ReactNode } from "react";
+import Link from "next/link";
+import { useTranslations } from "next-intl";
+import { useForm } from "react-hook-form";
+import { zodResolver } from "@hookform/resolvers/zod";
+import { useMutation } from "@tanstack/react-query";
+import { z } from "zod";
+import { CircleCheck, LinkIcon } from "lucide-react";
+import { api, ApiBadRequestError } from "@/lib/api/client";
+import { passwordSchema, requiredOrType, V } from "@/lib/validation";
+import { LanguageSwitch } from "@/components/i18n/language-switch";
+import { useValidationMessages } from "@/components/forms/messages";
+import { useBranding } from "@/components/shell/brand";
+import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+
+const MISMATCH = "mismatch";
+const RESET_INVALID = "password reset link is invalid or has expired";
+
+const schema = z
+  .object({ password: passwordSchema, confirm: z.string(requiredOrType).min(1, { error: V.required }) })
+  .refine((v) => v.password === v.confirm, { path: ["confirm"], error: MISMATCH });
+type Values = z.infer<typeof schema>;
+
+function Frame({ children }: { children: ReactNode }) {
+  const { name, mainLogo } = useBranding();
+  return (
+    <div className="flex min-h-dvh flex-col">
+      <header className="flex justify-end p-4">
+        <LanguageSwitch className="w-36" />
+      </header>
+      <main className="flex flex-1 flex-col items-center px-4 pb-16 pt-4 md:justify-center md:pt-0">
+        <div className="w-full max-w-sm">
+          <div className="mb-8 flex flex-col items-center gap-4 text-center">
+            <img src={mainLogo} alt="" className="max-h-[100px] max-w-[250px] object-contain" />
+            <p className="text-sm font-medium text-fg-muted">{name}</p>
+          </div>
+          <div className="rounded-lg border border-border bg-surface p-6 shadow-sm md:p-8">{children}</div>
+        </div>
+      </main>
+    </div>
+  );
+}
+
+function Outcome({ tone, title, text, testId }: { tone: "success" | "error"; title: string; text: string; testId: string }) {
+  const t = useTranslations("passwordReset");
+  const Icon = tone === "success" ? CircleCheck : LinkIcon;
+  return (
+    <div data-testid={testId} className="flex flex-col items-center gap-3 text-center" role={tone === "error" ? "alert" : "status"}>
+      <div
+        className={
+          tone === "success"
+            ? "flex size-10 items-center justify-center rounded-lg bg-success-subtle text-success"
+            : "flex size-10 items-center justify-center rounded-lg bg-error-subtle text-error"
+        }
+      >
+        <Icon className="size-5" aria-hidden />
+      </div>
+      <h1 className="text-xl font-semibold tracking-tight">{title}</h1>
+      <p className="text-sm text-fg-muted">{text}</p>
+      <Button asChild size="lg" className="mt-2 w-full" variant={tone === "success" ? "primary" : "secondary"}>
+        <Link href="/login" data-testid="password-reset-login">
+          {t("toLogin")}
+        </Link>
+      </Button>
+    </div>
+  );
+}
+
+/** The e-mailed reset link: a new password twice, POST /password_reset, then on to the login page. */
+export function PasswordResetScreen({ token }: { token: string }) {
+  const t = useTranslations("passwordReset");
+  const { fromKey, fromServer } = useValidationMessages();
+  const form = useForm<Values>({ resolver: zodResolver(schema), mode: "onTouched", defaultValues: { password: "", confirm: "" } });
+  const { errors } = form.formState;
+
+  const reset = useMutation({
+    mutationFn: (v: Values) => api.post("/password_reset", { token, password: v.password }),
+    onError: (err) => {
+      if (err instanceof ApiBadRequestError && err.field === "password") form.setError("password", { message: fromServer(err) });
+    },
+  });
+
+  const message = (key: string | undefined) => (key === MISMATCH ? t("mismatch") : fromKey(key));
+  const invalidLink =
+    !token ||
+    (reset.error instanceof ApiBadRequestError && (reset.error.msg === RESET_INVALID || reset.error.field === "token"));
+
+  if (reset.isSuccess) {
+    return (
+      <Frame>
+        <Outcome tone="success" title={t("doneTitle")} text={t("doneText")} testId="password-reset-done" />
+      </Frame>
+    );
+  }
+  if (invalidLink) {
+    return (
+      <Frame>
+        <Outcome
+          tone="error"
+          title={token ? t("invalidTitle") : t("missingTitle")}
+          text={token ? t("invalidText") : t("missingText")}
+          testId="password-reset-invalid"
+        />
+      </Frame>
+    );
+  }
+
+  const otherError =
+    reset.isError && !(reset.error instanceof ApiBadRequestError && reset.error.field === "password")
+      ? reset.error instanceof ApiBadRequestError
+        ? reset.error.msg
+        : t("failed")
+      : null;
+
+  return (
+    <Frame>
+      <h1 className="mb-1 text-xl font-semibold tracking-tight">{t("title")}</h1>
+      <p className="mb-6 text-sm text-fg-muted">{t("subtitle")}</p>
+      <form
+        noValidate
+        onSubmit={form.handleSubmit((v) => !reset.isPending && reset.mutate(v))}
+        className="flex flex-col gap-4"
+        data-testid="password-reset-form"
+      >
+        {otherError && (
+          <p role="alert" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
+            {otherError}
+          </p>
+        )}
+        <Field label={t("password")} error={message(errors.password?.message)} hint={t("rules")}>
+          <Input type="password" autoComplete="new-password" autoFocus data-testid="password-reset-password" {...form.register("password")} />
+        </Field>
+        <Field label={t("confirm")} error={message(errors.confirm?.message)}>
+          <Input type="password" autoComplete="new-password" data-testid="password-reset-confirm" {...form.register("confirm")} />
+        </Field>
+        <Button type="submit" size="lg" loading={reset.isPending} className="mt-2 w-full" data-testid="password-reset-submit">
+          {t("submit")}
+        </Button>
+        <Link href="/login" className="text-center text-sm text-fg-muted hover:text-fg hover:underline">
+          {t("backToLogin")}
+        </Link>
+      </form>
+    </Frame>
+  );
+}

@@ -1,0 +1,146 @@
+/**
+ * InterfaceManager without root: an in-memory device, nft and hooks stubbed. Checks the
+ * bring-up order (PRE_UP, create, settings, up, peers, POST_UP), that full configurations and
+ * updates only run the ops that are needed, and the firewall life cycle.
+ */
+import { beforeEach, describe, expect, it, vi } from "vitest";
+
+const calls: string[] = [];
+vi.mock("./wg", async (orig) => {
+  const real = await orig<typeof import("./wg")>();
+  return {
+    ...real,
+    nftApply: vi.fn(async (script: string) => void calls.push(`nft -f (${script.split("\n")[0]})`)),
+    nftDeleteTable: vi.fn(async (family: string, table: string) => {
+      calls.push(`nft delete table ${family} ${table}`);
+      return true;
+    }),
+    runHook: vi.fn(async (name: string, cmd: string | null) => void (cmd && calls.push(`hook ${name}`))),
+  };
+});
+
+const { InterfaceManager } = await import("./manager");
+const { applyOps, emptyState } = await import("./reconcile");
+type Op = import("./reconcile").Op;
+type InterfaceState = import("./reconcile").InterfaceState;
+type GatewayConfig = import("./config").GatewayConfig;
+
+const key = (n: number) => Buffer.alloc(32, n).toString("base64");
+
+class Device {
+  readonly ifname = "wg-t";
+  readonly pid = null;
+  onUnexpectedExit: ((why: string) => void) | null = null;
+  state: InterfaceState | null = null;
+  async exists() {
+    return this.state !== null;
+  }
+  async create() {
+    calls.push("create");
+    this.state = emptyState();
+  }
+  async destroy() {
+    calls.push("destroy");
+    this.state = null;
+  }
+  async setUp() {
+    calls.push("up");
+  }
+  async dump() {
+    return { privateKey: null, publicKey: null, listenPort: 0, fwmark: null, peers: [] };
+  }
+  async readState() {
+    if (!this.state) throw new Error("gone");
+    return applyOps(this.state, []);
+  }
+  async execute(ops: Op[]) {
+    calls.push(ops.map((o) => (o.op === "upsert-peer" ? `+${o.peer.pubkey.slice(0, 4)}` : o.op === "remove-peer" ? `-${o.pubkey.slice(0, 4)}` : o.op)).join(","));
+    this.state = applyOps(this.state!, ops);
+  }
+  dispose() {}
+}
+
+const cfg = { preUp: "x", postUp: "x", preDown: "x", postDown: "x", userspace: true, firewall: true } as GatewayConfig;
+const conf = (peers: number[], extra: Record<string, unknown> = {}) => ({
+  name: "L",
+  prvkey: key(200),
+  port: 51820,
+  addresses: ["203.0.113.1/24"],
+  peers: peers.map((n) => ({ pubkey: key(n), allowed_ips: [`203.0.113.${n}/32`], keepalive_interval: 25 })),
+  ...extra,
+});
+const FW = { default_policy: "DENY", rules: [{ id: 1, protocols: ["TCP"], verdict: "ALLOW" }] };
+
+let device: Device;
+let manager: InstanceType<typeof InterfaceManager>;
+beforeEach(() => {
+  calls.length = 0;
+  device = new Device();
+  manager = new InterfaceManager(cfg, device, () => {});
+});
+
+describe("InterfaceManager", () => {
+  it("brings the interface up in order and then only applies differences", async () => {
+    await manager.applyConfiguration(conf([2, 3]));
+    expect(calls).toEqual([
+      "hook PRE_UP",
+      "create",
+      "set-private-key,set-listen-port,add-address",
+      "up",
+      `+${key(2).slice(0, 4)},+${key(3).slice(0, 4)}`,
+      "hook POST_UP",
+      "nft delete table inet defguard_wg_t",
+    ]);
+    calls.length = 0;
+    // The same configuration again (a reconnect): nothing but the idempotent `ip link set up`.
+    await manager.applyConfiguration(conf([2, 3]));
+    expect(calls).toEqual(["up"]);
+    calls.length = 0;
+    // A network MODIFY with another port and one peer less.
+    await manager.applyConfiguration(conf([3], { port: 51821 }));
+    expect(calls).toEqual(["set-listen-port", "up", `-${key(2).slice(0, 4)}`]);
+  });
+
+  it("peer updates: one op each, repeated ones cost nothing", async () => {
+    await manager.applyConfiguration(conf([2]));
+    calls.length = 0;
+    const peer = { pubkey: key(4), allowed_ips: ["203.0.113.4/32"], keepalive_interval: 25 };
+    await manager.applyUpdate({ update_type: "CREATE", update: "peer", peer });
+    await manager.applyUpdate({ update_type: "CREATE", update: "peer", peer });
+    await manager.applyUpdate({ update_type: "MODIFY", update: "peer", peer: { ...peer, allowed_ips: ["203.0.113.5/32"] } });
+    await manager.applyUpdate({ update_type: "DELETE", update: "peer", peer: { pubkey: key(2), allowed_ips: [] } });
+    await manager.applyUpdate({ update_type: "DELETE", update: "peer", peer: { pubkey: key(2), allowed_ips: [] } });
+    expect(calls).toEqual([`+${key(4).slice(0, 4)}`, `+${key(4).slice(0, 4)}`, `-${key(2).slice(0, 4)}`]);
+    expect(manager.peerCount).toBe(1);
+  });
+
+  it("firewall: applied from the configuration, not re-applied when unchanged, removed when disabled", async () => {
+    await manager.applyConfiguration(conf([], { firewall_config: FW }));
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)"]);
+    calls.length = 0;
+    await manager.applyConfiguration(conf([], { firewall_config: FW }));
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: FW });
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual([]);
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: { ...FW, default_policy: "ALLOW" } });
+    await manager.applyUpdate({ update_type: "MODIFY", update: "disable_firewall", disable_firewall: {} });
+    await manager.applyConfiguration(conf([]));
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)", "nft delete table inet defguard_wg_t"]);
+  });
+
+  it("shutdown: PRE_DOWN, firewall table and interface removed, POST_DOWN", async () => {
+    await manager.applyConfiguration(conf([2], { firewall_config: FW }));
+    calls.length = 0;
+    await manager.shutdown();
+    expect(calls).toEqual(["hook PRE_DOWN", "nft delete table inet defguard_wg_t", "destroy", "hook POST_DOWN"]);
+    expect(manager.isUp).toBe(false);
+  });
+
+  it("an existing interface is adopted, not recreated (an agent restart keeps sessions)", async () => {
+    device.state = applyOps(emptyState(), [{ op: "upsert-peer", existed: false, peer: { pubkey: key(2), allowedIps: ["203.0.113.2/32"], presharedKey: null, keepalive: 25 } }]);
+    await manager.applyConfiguration(conf([2, 3]));
+    expect(calls).not.toContain("create");
+    expect(calls).not.toContain("hook PRE_UP");
+    expect(calls).toContain(`+${key(3).slice(0, 4)}`);
+    expect(calls).not.toContain(`+${key(2).slice(0, 4)}`);
+  });
+});

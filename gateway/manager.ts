@@ -1,0 +1,239 @@
+/**
+ * Owns the WireGuard interface and its firewall table: applies full configurations and
+ * single updates, one at a time (a serial queue), as the minimal ops from reconcile.ts.
+ *
+ * - Full configuration (first Config, every reconnect, `network` MODIFY): the interface's
+ *   real state (`wg show dump` + `ip -j address`) is diffed against the desired state; only
+ *   what differs is touched. The interface is created once per agent run (or adopted when
+ *   it already exists) and never recreated while it exists.
+ * - Peer CREATE/MODIFY/DELETE: diffed against the agent's model of the interface (kept in
+ *   step with applyOps); a peer already in the wanted state costs nothing.
+ * - A failed command: the model is re-read from the interface and the error is passed on, so
+ *   the connection loop can resynchronise with a fresh Config.
+ */
+import type { GatewayConfig } from "./config";
+import { buildFirewall, firewallTableName, NFT_FAMILY, type WireFirewallConfig } from "./firewall";
+import {
+  applyOps,
+  describeOps,
+  desiredState,
+  diff,
+  normalizePeer,
+  peerOps,
+  type InterfaceState,
+  type Op,
+  type WireConfiguration,
+  type WirePeer,
+} from "./reconcile";
+import { nftApply, nftDeleteTable, runHook, type Log, type WgDevice } from "./wg";
+
+/** gateway.Update as proto-loader delivers it (oneofs: true → `update` names the set member). */
+export interface WireUpdate {
+  update_type?: "CREATE" | "MODIFY" | "DELETE" | number;
+  update?: "peer" | "network" | "firewall_config" | "disable_firewall";
+  peer?: WirePeer | null;
+  network?: WireConfiguration | null;
+  firewall_config?: WireFirewallConfig | null;
+  disable_firewall?: object | null;
+}
+
+const isPeerOp = (o: Op) => o.op === "upsert-peer" || o.op === "remove-peer";
+
+export class InterfaceManager {
+  /** The model of the interface; null until it is up. */
+  private applied: InterfaceState | null = null;
+  /** Last nft script applied; "none" when we know there is no table; null when unknown. */
+  private firewall: string | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private createdHere = false;
+  /** Counters for tests and logs. */
+  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0 };
+
+  constructor(
+    private readonly cfg: GatewayConfig,
+    readonly wg: WgDevice,
+    private readonly log: Log,
+  ) {
+    wg.onUnexpectedExit = (why) => {
+      this.log("error", `${why}: the interface is gone; it will be brought up again on the next configuration`);
+      this.applied = null;
+      this.onInterfaceLost?.();
+    };
+  }
+
+  /** Set by the connection loop: resynchronise (reconnect and fetch Config). */
+  onInterfaceLost: (() => void) | null = null;
+
+  get peerCount(): number {
+    return this.applied?.peers.size ?? 0;
+  }
+
+  get isUp(): boolean {
+    return this.applied !== null;
+  }
+
+  /** Run fn after everything queued before it. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.queue.then(fn, fn);
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  applyConfiguration(conf: WireConfiguration): Promise<void> {
+    return this.serial(() => this.applyConfigurationNow(conf));
+  }
+
+  applyUpdate(u: WireUpdate): Promise<void> {
+    return this.serial(() => this.applyUpdateNow(u));
+  }
+
+  private async bringUp(): Promise<InterfaceState> {
+    if (await this.wg.exists()) {
+      this.log("info", `interface ${this.wg.ifname} already exists: adopting it (no session is dropped)`);
+      return this.wg.readState();
+    }
+    await runHook("PRE_UP", this.cfg.preUp, this.log, { DEFGUARD_IFNAME: this.wg.ifname });
+    await this.wg.create();
+    this.createdHere = true;
+    this.log("info", `created interface ${this.wg.ifname} (${this.cfg.userspace ? `wireguard-go, pid ${this.wg.pid}` : "kernel"})`);
+    return this.wg.readState();
+  }
+
+  private async execute(ops: Op[]): Promise<void> {
+    if (!ops.length) return;
+    try {
+      await this.wg.execute(ops);
+      this.counters.peerOps += ops.filter(isPeerOp).length;
+    } catch (err) {
+      this.counters.commandsFailed++;
+      // Whatever part ran, the interface knows: re-read it.
+      try {
+        this.applied = await this.wg.readState();
+      } catch {
+        this.applied = null;
+      }
+      throw err;
+    }
+  }
+
+  private async applyConfigurationNow(conf: WireConfiguration): Promise<void> {
+    const t0 = Date.now();
+    const desired = desiredState(conf);
+    let fresh = false;
+    let current: InterfaceState;
+    if (this.applied === null) {
+      current = await this.bringUp();
+      fresh = true;
+    } else {
+      try {
+        current = await this.wg.readState();
+      } catch (err) {
+        this.log("warn", `cannot read ${this.wg.ifname} (${(err as Error).message}); bringing it up again`);
+        this.applied = null;
+        current = await this.bringUp();
+        fresh = true;
+      }
+    }
+    const ops = diff(current, desired);
+    const ifaceOps = ops.filter((o) => !isPeerOp(o));
+    const peerOpsList = ops.filter(isPeerOp);
+    this.applied = current;
+    await this.execute(ifaceOps);
+    this.applied = applyOps(this.applied, ifaceOps);
+    await this.wg.setUp();
+    await this.execute(peerOpsList);
+    this.applied = applyOps(this.applied, peerOpsList);
+    this.counters.fullApplies++;
+    const changed = ops.length ? `${ops.length} change(s): ${ops.length > 12 ? `${describeOps(ops.slice(0, 12))}; …` : describeOps(ops)}` : "no changes";
+    this.log("info", `configuration "${conf.name ?? ""}" applied to ${this.wg.ifname} in ${Date.now() - t0} ms: ${desired.peers.size} peer(s), ${changed}`);
+    if (fresh && this.createdHere) {
+      this.createdHere = false;
+      await runHook("POST_UP", this.cfg.postUp, this.log, { DEFGUARD_IFNAME: this.wg.ifname });
+    }
+    await this.applyFirewallNow(conf.firewall_config as WireFirewallConfig | null | undefined);
+  }
+
+  private async applyUpdateNow(u: WireUpdate): Promise<void> {
+    const kind = u.update ?? (u.network ? "network" : u.peer ? "peer" : u.firewall_config ? "firewall_config" : u.disable_firewall ? "disable_firewall" : undefined);
+    switch (kind) {
+      case "network":
+        if (u.network) await this.applyConfigurationNow(u.network);
+        return;
+      case "firewall_config":
+        await this.applyFirewallNow(u.firewall_config ?? null, true);
+        return;
+      case "disable_firewall":
+        await this.applyFirewallNow(null, true);
+        return;
+      case "peer": {
+        if (!u.peer?.pubkey) return;
+        if (this.applied === null) {
+          // Not up (the interface was lost): the next full configuration will include this peer.
+          this.log("warn", `peer update for ${u.peer.pubkey.slice(0, 8)}… while ${this.wg.ifname} is down: deferred to the next configuration`);
+          this.onInterfaceLost?.();
+          return;
+        }
+        const type = u.update_type === 2 || u.update_type === "DELETE" ? "DELETE" : u.update_type === 1 || u.update_type === "MODIFY" ? "MODIFY" : "CREATE";
+        const want = type === "DELETE" ? null : normalizePeer(u.peer);
+        const ops = peerOps(this.applied.peers.get(u.peer.pubkey.trim()), want);
+        if (!ops.length) {
+          this.log("debug", `peer ${type} ${u.peer.pubkey.slice(0, 8)}…: already in that state`);
+          return;
+        }
+        const t0 = performance.now();
+        await this.execute(ops);
+        this.applied = applyOps(this.applied, ops);
+        this.log("info", `peer ${type}: ${describeOps(ops)} (${(performance.now() - t0).toFixed(1)} ms)`);
+        return;
+      }
+      default:
+        this.log("warn", `ignoring an update without content: ${JSON.stringify(u).slice(0, 200)}`);
+    }
+  }
+
+  /**
+   * `fw` null/undefined: no firewall wanted (delete our table if it may exist).
+   * `explicit`: an update asked for this (log at info even when nothing changes).
+   */
+  private async applyFirewallNow(fw: WireFirewallConfig | null | undefined, explicit = false): Promise<void> {
+    if (!this.cfg.firewall) {
+      if (explicit) this.log("info", "firewall update ignored: firewall management is disabled (DEFGUARD_DISABLE_FW_MGMT)");
+      return;
+    }
+    const table = firewallTableName(this.wg.ifname);
+    if (!fw) {
+      if (this.firewall === "none") return;
+      try {
+        const existed = await nftDeleteTable(NFT_FAMILY, table);
+        if (existed || explicit) this.log("info", `firewall disabled: table ${NFT_FAMILY} ${table} ${existed ? "deleted" : "was not there"}`);
+        this.firewall = "none";
+      } catch (err) {
+        // No nft on a host that never needs a firewall is fine; log once.
+        this.log(explicit || this.firewall !== null ? "warn" : "debug", `could not delete nft table ${table}: ${(err as Error).message}`);
+        this.firewall = "none";
+      }
+      return;
+    }
+    const { script, skipped } = buildFirewall(this.wg.ifname, fw);
+    for (const s of skipped) this.log("warn", `firewall: left out ${s}`);
+    if (script === this.firewall) return;
+    await nftApply(script);
+    this.firewall = script;
+    this.log("info", `firewall applied: table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`);
+  }
+
+  /** PRE_DOWN, firewall table and interface removed, POST_DOWN. */
+  shutdown(): Promise<void> {
+    return this.serial(async () => {
+      await runHook("PRE_DOWN", this.cfg.preDown, this.log, { DEFGUARD_IFNAME: this.wg.ifname });
+      if (this.cfg.firewall && this.firewall !== null && this.firewall !== "none") {
+        await nftDeleteTable(NFT_FAMILY, firewallTableName(this.wg.ifname)).catch((err) => this.log("warn", `deleting the firewall table: ${(err as Error).message}`));
+      }
+      this.wg.onUnexpectedExit = null;
+      await this.wg.destroy();
+      this.applied = null;
+      this.log("info", `interface ${this.wg.ifname} removed`);
+      await runHook("POST_DOWN", this.cfg.postDown, this.log, { DEFGUARD_IFNAME: this.wg.ifname });
+    });
+  }
+}
