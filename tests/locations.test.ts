@@ -840,3 +840,18 @@ describe("concurrent changes", () => {
     }
   });
 });
+
+describe("groups ↔ locations", () => {
+  it("a group lists the locations it is allowed to use", async () => {
+    const { getGroupInfo, listGroupInfo } = await import("@/lib/groups/service");
+    const { createLocation } = await import("@/lib/locations/service");
+    const { locationSchema } = await import("@/lib/locations/schema");
+    await query("insert into groups (name, is_admin) values ('vpn-eng', false) on conflict do nothing");
+    await createLocation(
+      { userId: null, username: "t", ip: null },
+      locationSchema.parse({ name: "Zeta office", address: "10.77.0.1/24", endpoint: "vpn.example.com", port: 51820, allowed_groups: ["vpn-eng"] }),
+    );
+    expect((await getGroupInfo("vpn-eng")).vpn_locations).toEqual(["Zeta office"]);
+    expect((await listGroupInfo()).find((g) => g.name === "vpn-eng")?.vpn_locations).toEqual(["Zeta office"]);
+  });
+});

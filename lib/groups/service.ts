@@ -19,21 +19,23 @@ export interface GroupInfo {
 
 const membersSql = sql<string[]>`coalesce((select array_agg(u.username order by u.username) from ${groupUsers} gu join ${users} u on u.id = gu.user_id where gu.group_id = ${GROUPS_ID}), '{}')`;
 
+/** Locations a group is allowed to use (its "vpn_locations"). */
+const locationsSql = sql<string[]>`coalesce((select array_agg(l.name order by l.name) from location_allowed_groups lg join locations l on l.id = lg.location_id where lg.group_id = ${GROUPS_ID}), '{}')`;
+
 export async function listGroupNames(): Promise<string[]> {
   const rows = await getDb().select({ name: groups.name }).from(groups).orderBy(asc(groups.name));
   return rows.map((r) => r.name);
 }
 
 export async function listGroupInfo(tx: Tx = getDb()): Promise<GroupInfo[]> {
-  const rows = await tx.select({ g: groups, members: membersSql }).from(groups).orderBy(asc(groups.name));
-  // Locations (vpn_locations) arrive with the locations domain.
-  return rows.map((r) => ({ id: r.g.id, name: r.g.name, members: r.members, vpn_locations: [], is_admin: r.g.isAdmin }));
+  const rows = await tx.select({ g: groups, members: membersSql, locations: locationsSql }).from(groups).orderBy(asc(groups.name));
+  return rows.map((r) => ({ id: r.g.id, name: r.g.name, members: r.members, vpn_locations: r.locations, is_admin: r.g.isAdmin }));
 }
 
 export async function getGroupInfo(name: string, tx: Tx = getDb()): Promise<GroupInfo> {
-  const [r] = await tx.select({ g: groups, members: membersSql }).from(groups).where(eq(groups.name, name)).limit(1);
+  const [r] = await tx.select({ g: groups, members: membersSql, locations: locationsSql }).from(groups).where(eq(groups.name, name)).limit(1);
   if (!r) throw notFound("group not found");
-  return { id: r.g.id, name: r.g.name, members: r.members, vpn_locations: [], is_admin: r.g.isAdmin };
+  return { id: r.g.id, name: r.g.name, members: r.members, vpn_locations: r.locations, is_admin: r.g.isAdmin };
 }
 
 async function requireGroup(tx: Tx, name: string) {
