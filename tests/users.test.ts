@@ -1041,3 +1041,22 @@ describe("bad input of every kind: 400 and nothing changes", () => {
     expect(await counts()).toEqual(before);
   });
 });
+
+describe("GET /user: the full list and the paged list agree", () => {
+  it("every user appears with identical fields in both forms, for every filter and sort", async () => {
+    await createUser({ username: "agree-admin", isAdmin: true, groups: ["agree-g2", "agree-g1"] });
+    await createUser({ username: "agree-user", groups: ["agree-g1"], email: "Agree.User@Example.com" });
+    const jar = await signIn("agree-admin");
+    for (const qs of ["", "filter=admins", "filter=users", "sort=-name", "search=agree"]) {
+      const full = await call(userList, { jar, path: `/api/v1/user?${qs}` });
+      const paged = await call(userList, { jar, path: `/api/v1/user?${qs}${qs ? "&" : ""}page=1&page_size=1000` });
+      expect(full.status).toBe(200);
+      expect(full.json).toEqual(paged.json.data);
+    }
+    const full = await call(userList, { jar, path: "/api/v1/user?search=agree" });
+    expect(full.json.map((u: { username: string; groups: string[]; is_admin: boolean }) => [u.username, u.groups, u.is_admin])).toEqual([
+      ["agree-admin", ["admin", "agree-g1", "agree-g2"], true],
+      ["agree-user", ["agree-g1"], false],
+    ]);
+  });
+});

@@ -91,6 +91,45 @@ async function requireUser(tx: Tx, username: string) {
   return u;
 }
 
+/**
+ * GET /user without paging: the full UserInfo array as JSON text built by PostgreSQL in one
+ * query (group memberships aggregated once, not per row), so 10,000 users cost one round trip
+ * and no JSON work in Node. Same fields and order as toUserInfo / the paged list.
+ */
+export async function listUsersJson(q: ListUsersQuery): Promise<string> {
+  const where: SQL[] = [sql`true`];
+  if (q.search) {
+    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    where.push(sql`(u.username ilike ${like} or u.first_name ilike ${like} or u.last_name ilike ${like} or u.email ilike ${like}
+      or u.phone ilike ${like} or (u.first_name || ' ' || u.last_name) ilike ${like})`);
+  }
+  if (q.filter === "admins") where.push(sql`coalesce(g.is_admin, false)`);
+  if (q.filter === "users") where.push(sql`not coalesce(g.is_admin, false)`);
+  const order =
+    q.sort === "name"
+      ? sql`u.last_name, u.first_name, u.id`
+      : q.sort === "-name"
+        ? sql`u.last_name desc, u.first_name desc, u.id desc`
+        : q.sort === "-username"
+          ? sql`u.username desc`
+          : sql`u.username`;
+  const r = await getDb().execute<{ body: string }>(sql`
+    with g as (
+      select gu.user_id, array_agg(gr.name order by gr.name) names, bool_or(gr.is_admin) is_admin
+      from group_users gu join groups gr on gr.id = gu.group_id group by gu.user_id
+    )
+    select coalesce(json_agg(json_build_object(
+      'id', u.id, 'username', u.username, 'first_name', u.first_name, 'last_name', u.last_name,
+      'email', u.email, 'phone', u.phone, 'is_active', u.is_active, 'enrolled', u.enrolled,
+      'is_admin', coalesce(g.is_admin, false), 'mfa_enabled', u.mfa_enabled, 'totp_enabled', u.totp_enabled,
+      'email_mfa_enabled', u.email_mfa_enabled, 'mfa_method', u.mfa_method,
+      'groups', coalesce(to_json(g.names), '[]'::json), 'authorized_apps', '[]'::json,
+      'ldap_pass_requires_change', u.ldap_pass_requires_change) order by ${order}), '[]')::text body
+    from users u left join g on g.user_id = u.id
+    where ${and(...where)}`);
+  return r.rows[0].body;
+}
+
 /** GET /user. Without `page` it answers the full array (defguard clients expect that). */
 export async function listUsers(q: ListUsersQuery) {
   const where: SQL[] = [];

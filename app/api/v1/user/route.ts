@@ -1,8 +1,13 @@
 import { actorOf, json, route } from "@/lib/http/route";
 import { createUserSchema, listUsersQuerySchema } from "@/lib/users/schema";
-import { createUser, listUsers } from "@/lib/users/service";
+import { createUser, listUsers, listUsersJson } from "@/lib/users/service";
 
-export const GET = route({ access: "admin", query: listUsersQuerySchema }, async ({ query }) => listUsers(query));
+/** Full array without ?page (built as JSON by PostgreSQL); {data, pagination} with ?page. */
+export const GET = route({ access: "admin", query: listUsersQuerySchema }, async ({ query }) =>
+  query.page === undefined
+    ? new Response(await listUsersJson(query), { headers: { "content-type": "application/json", "cache-control": "no-store" } })
+    : listUsers(query),
+);
 
 export const POST = route({ access: "admin", body: createUserSchema }, async (ctx) =>
   json(await createUser(actorOf(ctx), ctx.body), { status: 201 }),
