@@ -536,3 +536,12 @@ describe("desiredPeers (what a gateway gets)", () => {
     await api.deleteLocation(admin, l.id);
   });
 });
+
+describe("GET /device built by PostgreSQL", () => {
+  it("answers exactly what toDevice gives for every user device", async () => {
+    const { listDevices, listDevicesJson } = await import("@/lib/devices/service");
+    const fromSql = JSON.parse(await listDevicesJson());
+    expect(fromSql.length).toBeGreaterThan(0);
+    expect(fromSql).toEqual(await listDevices());
+  });
+});

@@ -157,7 +157,20 @@ export function assertOwnerOrAdmin(d: DeviceRow, caller: { userId: number; isAdm
   if (!caller.isAdmin && d.userId !== caller.userId) throw forbidden("access denied");
 }
 
-/** GET /device: every user device (admins). */
+/**
+ * GET /device: every user device (admins), as JSON text built by PostgreSQL in one query —
+ * 10,000 devices without per-row work in Node. Same fields as toDevice.
+ */
+export async function listDevicesJson(): Promise<string> {
+  const r = await getDb().execute<{ body: string }>(sql`
+    select coalesce(json_agg(json_build_object(
+      'id', d.id, 'name', d.name, 'wireguard_pubkey', d.wireguard_pubkey, 'user_id', d.user_id,
+      'created', to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+      'description', d.description, 'device_type', d.device_type, 'configured', d.configured) order by d.id), '[]')::text body
+    from devices d where d.device_type = 'user'`);
+  return r.rows[0].body;
+}
+
 export async function listDevices() {
   const rows = await getDb().select().from(devices).where(eq(devices.deviceType, "user")).orderBy(asc(devices.id));
   return rows.map(toDevice);

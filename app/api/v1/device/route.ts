@@ -1,4 +1,6 @@
 import { route } from "@/lib/http/route";
-import { listDevices } from "@/lib/devices/service";
+import { listDevicesJson } from "@/lib/devices/service";
 
-export const GET = route({ access: "admin" }, async () => listDevices());
+export const GET = route({ access: "admin" }, async () =>
+  new Response(await listDevicesJson(), { headers: { "content-type": "application/json", "cache-control": "no-store" } }),
+);
