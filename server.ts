@@ -106,8 +106,9 @@ async function main() {
     server.close();
     server.closeAllConnections?.();
     stopJobs();
-    await grpc?.stop().catch(() => {});
+    // End the gateways' update streams first, so gRPC can shut down without waiting on them.
     await stopHub().catch(() => {});
+    await grpc?.stop().catch(() => {});
     await closeDb().catch(() => {});
     if (embedded) await embedded.stop().catch((e) => console.error("[defguard] stopping PostgreSQL:", e));
     process.exit(0);

@@ -222,6 +222,7 @@ export class GatewayClient {
       updates.on("end", () => end("the console ended the update stream"));
 
       const headersTimeout = setTimeout(() => end("no answer from the console", new Error("timed out waiting for the update stream")), 20_000);
+      timers.push(headersTimeout);
       updates.once("metadata", (md: grpc.Metadata) => {
         clearTimeout(headersTimeout);
         if (finished) return;
@@ -250,7 +251,7 @@ export class GatewayClient {
                 this.connections++;
                 this.lastConnectedAt = new Date();
                 this.log("info", `connected to the console at ${this.cfg.grpcUrl}${consoleVersion ? ` (version ${consoleVersion})` : ""} as "${this.cfg.hostname}"`);
-                this.startStats(client, calls, timers, finished);
+                this.startStats(client, calls, timers);
               })
               .catch((e) => end("applying the configuration failed", e));
           },
@@ -259,8 +260,7 @@ export class GatewayClient {
     });
   }
 
-  private startStats(client: GatewayStub, calls: Call[], timers: NodeJS.Timeout[], finished: boolean): void {
-    if (finished) return;
+  private startStats(client: GatewayStub, calls: Call[], timers: NodeJS.Timeout[]): void {
     let call: grpc.ClientWritableStream<unknown> | null = null;
     let lastSent = Date.now();
     const open = () => {

@@ -21,7 +21,13 @@ export async function ingestBatch(locationId: number, samples: PeerSample[], at 
   const latest = new Map<string, PeerSample>();
   for (const s of samples) latest.set(s.public_key, s);
   const list = [...latest.values()];
-  const r = await getPool().query(
+  // Statistics may lose the last instant on a crash; they must not stall on commit fsync.
+  const client = await getPool().connect();
+  let r;
+  try {
+    await client.query("begin");
+    await client.query("set local synchronous_commit = off");
+    r = await client.query(
     `with input as (
        select * from unnest($2::text[], $3::bigint[], $4::bigint[], $5::bigint[], $6::text[]) as i(pubkey, up, down, hs, ep)
      ),
@@ -55,7 +61,14 @@ export async function ingestBatch(locationId: number, samples: PeerSample[], at 
       list.map((s) => s.endpoint),
       at,
     ],
-  );
+    );
+    await client.query("commit");
+  } catch (err) {
+    await client.query("rollback").catch(() => {});
+    throw err;
+  } finally {
+    client.release();
+  }
   const matched = r.rowCount ?? 0;
   if (matched < list.length) {
     console.warn(`[stats] location ${locationId}: ignored ${list.length - matched} sample(s) for unknown public keys`);
