@@ -539,9 +539,13 @@ describe("desiredPeers (what a gateway gets)", () => {
 
 describe("GET /device built by PostgreSQL", () => {
   it("answers exactly what toDevice gives for every user device", async () => {
-    const { listDevices, listDevicesJson } = await import("@/lib/devices/service");
+    const { listDevicesJson, toDevice } = await import("@/lib/devices/service");
+    const { getDb } = await import("@/lib/db");
+    const { devices } = await import("@/lib/db/schema");
+    const { asc, eq } = await import("drizzle-orm");
+    const rows = await getDb().select().from(devices).where(eq(devices.deviceType, "user")).orderBy(asc(devices.id));
     const fromSql = JSON.parse(await listDevicesJson());
     expect(fromSql.length).toBeGreaterThan(0);
-    expect(fromSql).toEqual(await listDevices());
+    expect(fromSql).toEqual(rows.map(toDevice));
   });
 });

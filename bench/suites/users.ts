@@ -15,36 +15,13 @@ import { ensureBuild, E2E_DIST_DIR } from "../../e2e/setup/build";
 import { makeTempDir, startServer } from "../../e2e/setup/server";
 import { max, median, ms, percentile } from "../lib/stats";
 import type { Row, Suite, SuiteContext } from "../lib/types";
+import { cookieHeader, signIn, type Cookies } from "../lib/http";
 
 const USERS = Number(process.env.BENCH_USERS_COUNT || 10_000);
 const REQUESTS = Number(process.env.BENCH_USERS_REQUESTS || 30);
 const PAGE_LOADS = Number(process.env.BENCH_USERS_PAGE_LOADS || 5);
 const GROUPS = 5;
 
-type Cookies = Record<string, string>;
-
-function cookieHeader(c: Cookies): string {
-  return Object.entries(c)
-    .map(([k, v]) => `${k}=${v}`)
-    .join("; ");
-}
-
-async function signIn(baseURL: string, username: string, password: string): Promise<Cookies> {
-  const res = await fetch(`${baseURL}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username, password }),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`sign-in as ${username} returned ${res.status}: ${text.slice(0, 200)}`);
-  const cookies: Cookies = {};
-  for (const h of res.headers.getSetCookie()) {
-    const [pair] = h.split(";");
-    const i = pair.indexOf("=");
-    cookies[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
-  }
-  return cookies;
-}
 
 async function apiGet(baseURL: string, cookies: Cookies, path: string) {
   const headers: Record<string, string> = {

@@ -18,35 +18,12 @@ import { generateKeyPair } from "../../lib/wireguard/keys";
 import { renderClientConfig } from "../../lib/wireguard/config";
 import { max, ms, percentile } from "../lib/stats";
 import type { Row, Suite, SuiteContext } from "../lib/types";
+import { cookieHeader, signIn, type Cookies } from "../lib/http";
 
 const USERS = Number(process.env.BENCH_WG_USERS || 100);
 const DEVICES = Number(process.env.BENCH_WG_DEVICES || 10_000);
 const REQUESTS = Number(process.env.BENCH_WG_REQUESTS || 50);
 
-type Cookies = Record<string, string>;
-
-function cookieHeader(c: Cookies): string {
-  return Object.entries(c)
-    .map(([k, v]) => `${k}=${v}`)
-    .join("; ");
-}
-
-async function signIn(baseURL: string, username: string, password: string): Promise<Cookies> {
-  const res = await fetch(`${baseURL}/api/v1/auth`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ username, password }),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`sign-in as ${username} returned ${res.status}: ${text.slice(0, 200)}`);
-  const cookies: Cookies = {};
-  for (const h of res.headers.getSetCookie()) {
-    const [pair] = h.split(";");
-    const i = pair.indexOf("=");
-    cookies[pair.slice(0, i).trim()] = pair.slice(i + 1).trim();
-  }
-  return cookies;
-}
 
 async function api(baseURL: string, cookies: Cookies, method: string, path: string, body?: unknown) {
   const headers: Record<string, string> = { cookie: cookieHeader(cookies) };

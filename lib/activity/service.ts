@@ -1,5 +1,6 @@
 import { and, count, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
+import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";
 import { activityLog } from "../db/schema";
 import type { ActivityQuery } from "./schema";
@@ -53,7 +54,7 @@ export async function listActivity(q: ActivityQuery, viewer: { userId: number; i
   if (q.event?.length) where.push(or(...q.event.map((e) => eq(activityLog.event, e)))!);
   if (q.module?.length) where.push(or(...q.module.map((m) => eq(activityLog.module, m)))!);
   if (q.search) {
-    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = containsPattern(q.search);
     where.push(
       or(
         ilike(activityLog.username, like),

@@ -5,7 +5,7 @@ import { badRequest, conflict, forbidden, notFound } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction, type Emit } from "../events";
 import { firstFree, formatIp, parseIp } from "../wireguard/ip";
-import { formatEndpoint, renderClientConfig } from "../wireguard/config";
+import { endpointHost, formatEndpoint, renderClientConfig } from "../wireguard/config";
 import { locationCidrs, type LocationRow } from "../locations/service";
 import type { DeviceInput } from "./schema";
 
@@ -171,10 +171,6 @@ export async function listDevicesJson(): Promise<string> {
   return r.rows[0].body;
 }
 
-export async function listDevices() {
-  const rows = await getDb().select().from(devices).where(eq(devices.deviceType, "user")).orderBy(asc(devices.id));
-  return rows.map(toDevice);
-}
 
 export async function getDevice(id: number, caller: { userId: number; isAdmin: boolean }) {
   const d = await requireDevice(getDb(), id, "user");
@@ -247,7 +243,7 @@ export async function listUserDevices(userId: number, tx: Tx = getDb()) {
         network_name: l.loc.name,
         network_gateway_ip: l.loc.address[0]?.split("/")[0] ?? null,
         device_wireguard_ips: l.ips,
-        last_connected_ip: l.endpoint ? l.endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") : null,
+        last_connected_ip: l.endpoint ? endpointHost(l.endpoint) : null,
         last_connected_location: l.handshake ? l.loc.name : null,
         last_connected_at: l.handshake?.toISOString() ?? null,
         is_active: l.connected,

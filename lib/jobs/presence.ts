@@ -1,5 +1,6 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
+import { endpointHost } from "../wireguard/config";
 
 /**
  * Mark devices connected or disconnected by handshake age against their location's
@@ -27,7 +28,7 @@ export async function updatePresence(): Promise<{ connected: number; disconnecte
     for (const c of changed.rows) {
       await tx.execute(sql`
         insert into activity_log (user_id, username, location, ip, event, module, device, description)
-        values (${c.user_id}, ${c.username}, ${c.location}, ${c.endpoint?.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") ?? null},
+        values (${c.user_id}, ${c.username}, ${c.location}, ${c.endpoint ? endpointHost(c.endpoint) : null},
                 ${c.now_connected ? "vpn_client_connected" : "vpn_client_disconnected"}, 'vpn', ${c.device},
                 ${c.now_connected ? `${c.device} connected to ${c.location}` : `${c.device} disconnected from ${c.location}`})`);
     }

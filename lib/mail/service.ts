@@ -2,14 +2,12 @@ import nodemailer from "nodemailer";
 import { getDb } from "../db";
 import { decryptSecret } from "../crypto";
 import { AppError, badRequest } from "../errors";
-import { getSettings, type Settings } from "../settings/service";
+import { getSettings, smtpConfigured, type Settings } from "../settings/service";
 import { recordActivity, type Actor } from "../activity/service";
 
 export const SMTP_NOT_CONFIGURED = "SMTP must be configured before email tokens or notifications can be used";
 
-export function smtpConfigured(s: Settings): boolean {
-  return Boolean(s.smtpServer && s.smtpPort && s.smtpSender);
-}
+export { smtpConfigured };
 
 function transport(s: Settings) {
   return nodemailer.createTransport({

@@ -1,6 +1,6 @@
 import pkg from "../../package.json";
 import { licenseInfo, usageCounts } from "../enterprise/service";
-import { getSettings } from "./service";
+import { getSettings, smtpConfigured } from "./service";
 
 export const VERSION: string = pkg.version;
 
@@ -10,7 +10,7 @@ export async function getAppInfo() {
   return {
     version: VERSION,
     network_present: usage.locations > 0,
-    smtp_enabled: Boolean(s.smtpServer && s.smtpPort && s.smtpSender),
+    smtp_enabled: smtpConfigured(s),
     license_info: await licenseInfo(),
     ldap_info: { enabled: false, ad: false },
     external_openid_enabled: false,

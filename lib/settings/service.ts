@@ -31,7 +31,8 @@ export async function getEssentials() {
   };
 }
 
-function smtpConfigured(s: Settings): boolean {
+/** SMTP is usable when a server, port and sender are set. */
+export function smtpConfigured(s: Settings): boolean {
   return Boolean(s.smtpServer && s.smtpPort && s.smtpSender);
 }
 

@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { getUserInfo, type UserInfo } from "../users/service";
 import { bucketSeconds } from "./buckets";
+import { endpointHost } from "../wireguard/config";
 
 export const DEFAULT_WINDOW_MS = 3600_000;
 
@@ -90,7 +91,7 @@ export async function locationUserStats(locationId: number, from: Date) {
     id: r.id,
     name: r.name,
     wireguard_ips: r.ips,
-    public_ip: r.last_endpoint ? r.last_endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "") : null,
+    public_ip: r.last_endpoint ? endpointHost(r.last_endpoint) : null,
     // When the current connection began (kept by the presence job); the last handshake beside it.
     connected_at: r.connected && r.connected_at ? new Date(r.connected_at).toISOString() : null,
     last_handshake: r.last_handshake ? new Date(r.last_handshake).toISOString() : null,

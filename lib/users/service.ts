@@ -1,4 +1,5 @@
 import { and, asc, count, desc, eq, ilike, inArray, isNull, gt, or, sql, type SQL } from "drizzle-orm";
+import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, passwordResetTokens, users } from "../db/schema";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
@@ -99,7 +100,7 @@ async function requireUser(tx: Tx, username: string) {
 export async function listUsersJson(q: ListUsersQuery): Promise<string> {
   const where: SQL[] = [sql`true`];
   if (q.search) {
-    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = containsPattern(q.search);
     where.push(sql`(u.username ilike ${like} or u.first_name ilike ${like} or u.last_name ilike ${like} or u.email ilike ${like}
       or u.phone ilike ${like} or (u.first_name || ' ' || u.last_name) ilike ${like})`);
   }
@@ -129,11 +130,11 @@ export async function listUsersJson(q: ListUsersQuery): Promise<string> {
   return r.rows[0].body;
 }
 
-/** GET /user. Without `page` it answers the full array (defguard clients expect that). */
+/** GET /user?page=…: one page of users with pagination (the full list is listUsersJson). */
 export async function listUsers(q: ListUsersQuery) {
   const where: SQL[] = [];
   if (q.search) {
-    const like = `%${q.search.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const like = containsPattern(q.search);
     where.push(
       or(
         ilike(users.username, like),
@@ -158,24 +159,21 @@ export async function listUsers(q: ListUsersQuery) {
           : [asc(users.username)];
   const db = getDb();
   const base = db.select(userInfoColumns).from(users).where(cond).orderBy(...order);
-  if (q.page === undefined) {
-    const rows = await base;
-    return rows.map((r) => toUserInfo(r.user, r.isAdmin, r.groups));
-  }
+  const page = q.page ?? 1;
   const pageSize = q.page_size ?? 50;
   const [rows, [{ total }]] = await Promise.all([
-    base.limit(pageSize).offset((q.page - 1) * pageSize),
+    base.limit(pageSize).offset((page - 1) * pageSize),
     db.select({ total: count() }).from(users).where(cond),
   ]);
   const totalPages = Math.max(1, Math.ceil(total / pageSize));
   return {
     data: rows.map((r) => toUserInfo(r.user, r.isAdmin, r.groups)),
     pagination: {
-      current_page: q.page,
+      current_page: page,
       page_size: pageSize,
       total_items: total,
       total_pages: totalPages,
-      next_page: q.page < totalPages ? q.page + 1 : null,
+      next_page: page < totalPages ? page + 1 : null,
     },
   };
 }

@@ -45,6 +45,11 @@ export class WgConfigError extends Error {
 }
 
 /** "host:port"; IPv6 literals go in brackets: "[2001:db8::1]:51820". */
+/** The host of an "ip:port" or "[v6]:port" endpoint as a gateway reports it. */
+export function endpointHost(endpoint: string): string {
+  return endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+}
+
 export function formatEndpoint(host: string, port: number): string {
   const h = host.trim();
   return parseIp(h)?.version === 6 ? `[${h}]:${port}` : `${h}:${port}`;

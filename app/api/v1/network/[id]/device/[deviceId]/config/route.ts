@@ -1,4 +1,5 @@
 import { route } from "@/lib/http/route";
+import { confDownload } from "@/lib/http/download";
 import { deviceConfigText } from "@/lib/devices/service";
 import { parseId } from "@/lib/validation";
 
@@ -8,12 +9,5 @@ export const GET = route({ access: "user" }, async ({ params, caller }) => {
     userId: caller!.user.id,
     isAdmin: caller!.isAdmin,
   });
-  const file = `${config.network_name}-${device.name}`.replace(/[^A-Za-z0-9._-]+/g, "_").slice(0, 60);
-  return new Response(config.config, {
-    headers: {
-      "content-type": "text/plain; charset=utf-8",
-      "content-disposition": `attachment; filename="${file}.conf"`,
-      "cache-control": "no-store",
-    },
-  });
+  return confDownload(config.network_name, device.name, config.config);
 });
