@@ -100,3 +100,38 @@ describe("stats API", () => {
     expect(bucketSeconds(now, now)).toBe(60);
   });
 });
+
+// Last: these change presence and transfer totals the stats API tests above count on.
+describe("locking and clean-up", () => {
+  it("presence skips rows a stats write holds and never waits for it", async () => {
+    await query("update device_locations set last_handshake = now(), connected = false where device_id = $1", [deviceId]);
+    const { getPool } = await import("@/lib/db");
+    const holder = await getPool().connect();
+    try {
+      await holder.query("begin");
+      await holder.query("select 1 from device_locations where device_id = $1 for update", [deviceId]);
+      // Held elsewhere: nothing changes and the job returns at once.
+      expect(await updatePresence()).toEqual({ connected: 0, disconnected: 0 });
+    } finally {
+      await holder.query("rollback");
+      holder.release();
+    }
+    expect(await updatePresence()).toEqual({ connected: 1, disconnected: 0 });
+  });
+
+  it("a device's and a location's stats leave with them (no foreign keys on device_stats)", async () => {
+    const other = generateKeyPair().publicKey;
+    const otherId = (await createUserDevice(ACTOR, "walker", { name: "phone", wireguard_pubkey: other, description: null })).device.id;
+    const now = Math.floor(Date.now() / 1000);
+    expect(await ingestBatch(locationId, [{ public_key: other, endpoint: "", upload: 5, download: 5, latest_handshake: now }])).toBe(1);
+    expect(await query("select 1 from device_stats where device_id = $1", [otherId])).toHaveLength(1);
+    await query("delete from devices where id = $1", [otherId]);
+    expect(await query("select 1 from device_stats where device_id = $1", [otherId])).toHaveLength(0);
+    expect((await query("select 1 from device_stats where device_id = $1", [deviceId])).length).toBeGreaterThan(0);
+
+    const spare = (await createLocation(ACTOR, locationSchema.parse({ name: "Spare", address: "10.6.0.1/24", endpoint: "vpn2.example.com", port: 51821 }))).id;
+    await query("insert into device_stats (device_id, location_id, collected_at, upload, download) values ($1, $2, now(), 1, 1)", [deviceId, spare]);
+    await query("delete from locations where id = $1", [spare]);
+    expect(await query("select 1 from device_stats where location_id = $1", [spare])).toHaveLength(0);
+  });
+});

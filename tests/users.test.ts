@@ -1060,3 +1060,51 @@ describe("GET /user: the full list and the paged list agree", () => {
     ]);
   });
 });
+
+describe("GET /user: the cached full list follows every change", () => {
+  const names = async (jar: Jar, qs = "") =>
+    ((await call(userList, { jar, path: `/api/v1/user${qs}` })).json as { username: string; first_name: string; groups: string[]; is_admin: boolean }[]);
+
+  it("changes made outside this process (plain SQL) show on the next request", async () => {
+    await createUser({ username: "cache-admin", isAdmin: true });
+    await createUser({ username: "cache-user", groups: ["cache-g"] });
+    const jar = await signIn("cache-admin");
+    const first = await names(jar);
+    expect(first.find((u) => u.username === "cache-user")).toMatchObject({ first_name: expect.any(String), groups: ["cache-g"] });
+    // The same request again is served from the cache and is identical.
+    expect(await names(jar)).toEqual(first);
+
+    // A user edited, a group renamed, a membership added, a user inserted and one deleted —
+    // each straight in the database, as another console process would.
+    await query("update users set first_name = 'Renamed' where username = 'cache-user'");
+    let now = await names(jar);
+    expect(now.find((u) => u.username === "cache-user")?.first_name).toBe("Renamed");
+    await query("update groups set name = 'cache-g2' where name = 'cache-g'");
+    now = await names(jar);
+    expect(now.find((u) => u.username === "cache-user")?.groups).toEqual(["cache-g2"]);
+    await query("insert into group_users (group_id, user_id) select g.id, u.id from groups g, users u where g.name = 'admin' and u.username = 'cache-user'");
+    expect((await names(jar, "?filter=admins")).map((u) => u.username)).toContain("cache-user");
+    expect((await names(jar)).find((u) => u.username === "cache-user")?.is_admin).toBe(true);
+    await query("insert into users (username, email) values ('cache-new', 'cache-new@example.com')");
+    expect((await names(jar)).map((u) => u.username)).toContain("cache-new");
+    await query("delete from users where username = 'cache-new'");
+    expect((await names(jar)).map((u) => u.username)).not.toContain("cache-new");
+    await query("delete from group_users where user_id = (select id from users where username = 'cache-user') and group_id = (select id from groups where name = 'admin')");
+    expect((await names(jar)).find((u) => u.username === "cache-user")).toMatchObject({ is_admin: false, groups: ["cache-g2"] });
+    // A group's admin flag and its deletion reach its members' entries.
+    await query("update groups set is_admin = true where name = 'cache-g2'");
+    expect((await names(jar)).find((u) => u.username === "cache-user")?.is_admin).toBe(true);
+    await query("delete from groups where name = 'cache-g2'");
+    expect((await names(jar)).find((u) => u.username === "cache-user")).toMatchObject({ is_admin: false, groups: [] });
+  });
+
+  it("a change rolled back leaves the list as it was", async () => {
+    await createUser({ username: "cache-admin2", isAdmin: true });
+    const jar = await signIn("cache-admin2");
+    const before = await names(jar);
+    await query("do $$ begin update users set first_name = 'Ghost'; raise exception 'roll back'; end $$").catch(() => {});
+    expect(await names(jar)).toEqual(before);
+    expect(before.some((u) => u.first_name === "Ghost")).toBe(false);
+  });
+});
+

@@ -65,13 +65,20 @@ interface ListResult {
   items: number;
 }
 
-async function measureList(baseURL: string, cookies: Cookies, path: string, countItems: (body: unknown) => number): Promise<ListResult> {
+async function measureList(
+  baseURL: string,
+  cookies: Cookies,
+  path: string,
+  countItems: (body: unknown) => number,
+  before?: () => Promise<unknown>,
+): Promise<ListResult> {
   const warm = await apiGet(baseURL, cookies, path);
   if (warm.status !== 200) throw new Error(`GET ${path} → ${warm.status}: ${warm.text.slice(0, 300)}`);
   const items = countItems(JSON.parse(warm.text));
   const latencies: number[] = [];
   let bytes = warm.bytes;
   for (let i = 0; i < REQUESTS; i++) {
+    if (before) await before();
     const r = await apiGet(baseURL, cookies, path);
     if (r.status !== 200) throw new Error(`GET ${path} → ${r.status}`);
     latencies.push(r.elapsed);
@@ -106,10 +113,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     });
     await client.connect();
     try {
-      await seed(client, ctx.log);
-    } finally {
-      await client.end();
-    }
+    await seed(client, ctx.log);
     const cookies = await signIn(server.baseURL, "admin", adminPassword);
     const rows: Row[] = [];
 
@@ -135,6 +139,19 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     });
     if (full.items < USERS) throw new Error(`GET /user listed ${full.items}, expected at least ${USERS}`);
     rows.push(apiRow("GET /api/v1/user (full list, target p99 < 150 ms)", full));
+
+    // The same after a change before every request (another process's write, straight in the
+    // database): the cached body is stale each time and PostgreSQL builds it again.
+    ctx.log(`[users] GET /user (full list) after a change × ${REQUESTS}...`);
+    let n = 0;
+    const touch = () => client.query("update users set phone = $1 where username = 'user1'", [`+4812345${String(n++).padStart(4, "0")}`]);
+    const rebuilt = await measureList(server.baseURL, cookies, "/user", (b) => (b as unknown[]).length, touch);
+    rows.push(apiRow("GET /api/v1/user (full list), a user changed before each request", rebuilt));
+
+    ctx.log(`[users] GET /user?search=user99 (full list) × ${REQUESTS}...`);
+    const fullSearch = await measureList(server.baseURL, cookies, "/user?search=user99", (b) => (b as unknown[]).length);
+    if (fullSearch.items === 0) throw new Error("search for user99 found nothing");
+    rows.push(apiRow("GET /api/v1/user?search=user99 (full list with a search term)", fullSearch));
 
     ctx.log(`[users] GET /user?page=1&page_size=50 × ${REQUESTS}...`);
     const paged = await measureList(server.baseURL, cookies, "/user?page=1&page_size=50", pageItems);
@@ -185,6 +202,9 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       await browser.close();
     }
     return rows;
+    } finally {
+      await client.end();
+    }
   } finally {
     await server.stop();
     rmSync(dir, { recursive: true, force: true });

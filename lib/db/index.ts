@@ -10,6 +10,7 @@ interface Holder {
   url: string;
   pool: pg.Pool;
   db: Db;
+  statsPool?: pg.Pool;
 }
 
 // Kept on globalThis: server.ts and the route bundles Next.js compiles are separate module
@@ -40,10 +41,24 @@ export function getDb(): Db {
   return holder().db;
 }
 
+/**
+ * A small pool for gateway statistics writes, with synchronous_commit off on its connections:
+ * a crash may lose the last fraction of a second of samples (gateways send them again every
+ * period), and each batch is one round trip that never waits on a WAL flush.
+ */
+export function getStatsPool(): pg.Pool {
+  const h = holder();
+  if (!h.statsPool) {
+    h.statsPool = new pg.Pool({ connectionString: h.url, max: 2, options: "-c synchronous_commit=off" });
+    h.statsPool.on("error", (err) => console.error("[db] idle stats client error:", err.message));
+  }
+  return h.statsPool;
+}
+
 export async function closeDb(): Promise<void> {
   const h = g.__defguardDb;
   g.__defguardDb = undefined;
-  if (h) await h.pool.end();
+  if (h) await Promise.all([h.pool.end(), h.statsPool?.end()]);
 }
 
 export { schema };

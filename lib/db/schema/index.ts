@@ -6,3 +6,4 @@ export * from "./mail";
 export * from "./mfa";
 export * from "./locations";
 export * from "./gateways";
+export * from "./enrollment";

@@ -48,7 +48,8 @@ export const devices = pgTable(
   {
     id: serial("id").primaryKey(),
     name: text("name").notNull(),
-    wireguardPubkey: text("wireguard_pubkey").notNull(),
+    /** Null only for a network device waiting for its CLI enrolment (configured = false). */
+    wireguardPubkey: text("wireguard_pubkey"),
     /** Owner: the user (user devices) or the admin who added it (network devices). */
     userId: integer("user_id")
       .notNull()

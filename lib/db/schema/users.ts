@@ -50,3 +50,24 @@ export const groupUsers = pgTable(
   },
   (t) => [primaryKey({ columns: [t.groupId, t.userId] }), index("group_users_user_idx").on(t.userId)],
 );
+
+/**
+ * Change counters for cached lists. Statement triggers (migration 0008) bump "users" whenever
+ * users, groups or memberships change, in the changing transaction, so a cached GET /user body
+ * is known stale by every console process as soon as the change commits.
+ */
+export const listVersions = pgTable("list_versions", {
+  name: text("name").primaryKey(),
+  version: integer("version").notNull().default(0),
+});
+
+/**
+ * Each user's GET /user entry as JSON text, kept current by triggers (migration 0009) on users,
+ * groups and memberships, so the full list is one string_agg instead of 10,000 row_to_json.
+ */
+export const usersListJson = pgTable("users_list_json", {
+  userId: integer("user_id")
+    .primaryKey()
+    .references(() => users.id, { onDelete: "cascade" }),
+  body: text("body").notNull(),
+});
