@@ -22,6 +22,12 @@ export function publicUrl(): string {
   return (process.env.DEFGUARD_URL || `http://localhost:${httpPort()}`).replace(/\/+$/, "");
 }
 
+/** Lifetime of enrolment and CLI configuration tokens, in seconds (default one day). */
+export function enrollmentTokenTimeout(): number {
+  const n = Number(process.env.DEFGUARD_ENROLLMENT_TOKEN_TIMEOUT);
+  return Number.isInteger(n) && n > 0 ? n : 86400;
+}
+
 export function cookieSecure(): boolean {
   const v = (process.env.DEFGUARD_COOKIE_INSECURE || "").toLowerCase();
   return !(v === "1" || v === "true" || v === "yes");

@@ -119,6 +119,11 @@ const ROUTES: Record<string, Row> = {
   "GET /device/network/{id}/config": { access: "admin" },
   "GET /device/network/ip/{id}": { access: "admin" },
   "POST /device/network/ip/{id}": { access: "admin" },
+  "POST /device/network/start_cli": { access: "admin" },
+  "POST /device/network/start_cli/{id}": { access: "admin" },
+  // enrolment (defguard proxy endpoints, served by the console): public, the token is the credential
+  "POST /enrollment/start": { access: "public" },
+  "POST /enrollment/create_device": { access: "public" },
   // gateways
   "GET /network/gateways": { access: "admin" },
   "GET /network/{id}/gateways": { access: "admin" },

@@ -13,6 +13,8 @@ import { gatewayToken, signJwt } from "@/lib/gateways/jwt";
 import { createLocation, updateLocation } from "@/lib/locations/service";
 import { locationSchema } from "@/lib/locations/schema";
 import { createUserDevice, deleteDevice } from "@/lib/devices/service";
+import { createNetworkDevice } from "@/lib/devices/network";
+import { networkDeviceSchema } from "@/lib/devices/schema";
 import { updateUser } from "@/lib/users/service";
 import { generateKeyPair } from "@/lib/wireguard/keys";
 import { createUser, query } from "./helpers";
@@ -161,6 +163,32 @@ describe("Updates", () => {
     other.stream.cancel();
     await until(async () => (await query("select 1 from gateways where hostname = 'gw-stream' and not connected and disconnected_at is not null")).length === 1);
     expect(subscriberCount(locationId)).toBe(0);
+  });
+});
+
+describe("disabling an admin", () => {
+  it("removes the admin's own devices, not the network devices they added", async () => {
+    const u = openUpdates(gatewayToken(otherLocationId, secret("gatewaySecret")), "gw-admin-off");
+    await until(async () => subscriberCount(otherLocationId) === 1);
+    const adder = await createUser({ username: "adder", isAdmin: true });
+    const own = generateKeyPair().publicKey;
+    await createUserDevice(ACTOR, "adder", { name: "own-laptop", wireguard_pubkey: own, description: null });
+    const router = generateKeyPair().publicKey;
+    await createNetworkDevice(
+      { userId: adder.id, username: "adder", ip: null },
+      networkDeviceSchema.parse({ name: "branch-router", location_id: otherLocationId, assigned_ips: ["10.2.0.200"], wireguard_pubkey: router }),
+    );
+    await until(async () => u.got.filter((x: any) => x.update_type === "CREATE").length >= 2);
+
+    await updateUser(ACTOR, true, "adder", { username: "adder", first_name: "Test", last_name: "adder", email: "adder@example.com", phone: null, is_active: false });
+    // A marker change after the disable: everything the disable caused arrived before it.
+    const marker = generateKeyPair().publicKey;
+    await createUser({ username: "marker" });
+    await createUserDevice(ACTOR, "marker", { name: "m", wireguard_pubkey: marker, description: null });
+    await until(async () => u.got.some((x: any) => x.peer?.pubkey === marker));
+    const deleted = u.got.filter((x: any) => x.update_type === "DELETE").map((x: any) => x.peer.pubkey);
+    expect(deleted).toEqual([own]);
+    u.stream.cancel();
   });
 });
 

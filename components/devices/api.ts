@@ -4,6 +4,7 @@ import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, type Stripped } from "@/lib/api/client";
 import type { createUserDevice, listUserDevices } from "@/lib/devices/service";
 import type { createNetworkDevice, listNetworkDevices, nextFreeIps, validateIps } from "@/lib/devices/network";
+import type { CliToken } from "@/lib/enrollment/service";
 
 /** GET /device/user/{username} item: a device with its addresses per location. */
 export type UserDeviceBody = Awaited<ReturnType<typeof listUserDevices>>[number];
@@ -20,6 +21,8 @@ export type NetworkDevice = Stripped<NetworkDeviceBody>;
 export type CreatedNetworkDeviceBody = Awaited<ReturnType<typeof createNetworkDevice>>;
 export type NextFreeIpsBody = Awaited<ReturnType<typeof nextFreeIps>>;
 export type ValidateIpsBody = Awaited<ReturnType<typeof validateIps>>;
+/** POST /device/network/start_cli and start_cli/{id}: the defguard CLI token, shown once. */
+export type CliTokenBody = CliToken;
 
 export const deviceKeys = {
   user: (username: string) => ["devices", "user", username] as const,

@@ -1,15 +1,20 @@
 "use client";
 
 import { useId, type ReactNode } from "react";
-import { KeyRound, Sparkles } from "lucide-react";
+import { KeyRound, Sparkles, Terminal } from "lucide-react";
 import { useTranslations } from "next-intl";
 import { cn } from "@/components/ui/cn";
 import type { KeyMethod } from "./schema";
 
-interface KeyMethodFieldProps {
-  value: KeyMethod;
-  onChange: (value: KeyMethod) => void;
+/** Network devices may also leave the key to the defguard CLI on the device. */
+export type SetupMethod = KeyMethod | "cli";
+
+interface KeyMethodFieldProps<M extends SetupMethod> {
+  value: M;
+  onChange: (value: M) => void;
   disabled?: boolean;
+  /** Offer "Configure with the defguard CLI" (network devices). */
+  withCli?: boolean;
 }
 
 function Option({
@@ -23,7 +28,7 @@ function Option({
   disabled,
 }: {
   name: string;
-  value: KeyMethod;
+  value: SetupMethod;
   checked: boolean;
   onSelect: () => void;
   icon: ReactNode;
@@ -60,19 +65,20 @@ function Option({
   );
 }
 
-/** "Generate a key pair" (in this browser) or "Use my own public key". */
-export function KeyMethodField({ value, onChange, disabled }: KeyMethodFieldProps) {
+/** "Generate a key pair" (in this browser), "Use my own public key" or, optionally, the defguard CLI. */
+export function KeyMethodField<M extends SetupMethod>({ value, onChange, disabled, withCli }: KeyMethodFieldProps<M>) {
   const t = useTranslations("devices.keyMethod");
   const name = useId();
+  const select = (m: SetupMethod) => onChange(m as M);
   return (
     <fieldset className="flex flex-col gap-1.5">
       <legend className="mb-1.5 text-sm font-medium text-fg">{t("label")}</legend>
-      <div className="grid gap-2 sm:grid-cols-2">
+      <div className={cn("grid gap-2", !withCli && "sm:grid-cols-2")}>
         <Option
           name={name}
           value="generate"
           checked={value === "generate"}
-          onSelect={() => onChange("generate")}
+          onSelect={() => select("generate")}
           icon={<Sparkles className="size-4 text-accent" aria-hidden />}
           title={t("generate")}
           description={t("generateHint")}
@@ -82,12 +88,24 @@ export function KeyMethodField({ value, onChange, disabled }: KeyMethodFieldProp
           name={name}
           value="own"
           checked={value === "own"}
-          onSelect={() => onChange("own")}
+          onSelect={() => select("own")}
           icon={<KeyRound className="size-4 text-fg-muted" aria-hidden />}
           title={t("own")}
           description={t("ownHint")}
           disabled={disabled}
         />
+        {withCli && (
+          <Option
+            name={name}
+            value="cli"
+            checked={value === "cli"}
+            onSelect={() => select("cli")}
+            icon={<Terminal className="size-4 text-fg-muted" aria-hidden />}
+            title={t("cli")}
+            description={t("cliHint")}
+            disabled={disabled}
+          />
+        )}
       </div>
     </fieldset>
   );

@@ -10,7 +10,7 @@ import { z } from "zod";
 import { Info } from "lucide-react";
 import { ApiBadRequestError, api, type Stripped } from "@/lib/api/client";
 import { useValidationMessages } from "@/components/forms/messages";
-import { deviceKeys, type CreatedNetworkDeviceBody, type NextFreeIpsBody } from "@/components/devices/api";
+import { deviceKeys, type CliTokenBody, type CreatedNetworkDeviceBody, type NextFreeIpsBody } from "@/components/devices/api";
 import { ConfigResult } from "@/components/devices/config-result";
 import { useApiErrorText } from "@/components/devices/errors";
 import { KeyMethodField } from "@/components/devices/key-method";
@@ -25,6 +25,7 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@
 import { Skeleton } from "@/components/ui/skeleton";
 import { Textarea } from "@/components/ui/textarea";
 import { toast } from "@/components/ui/toaster";
+import { CliCommand } from "./cli-command";
 import { IpFields, useIpStates } from "./ip-fields";
 
 const schema = z
@@ -32,7 +33,7 @@ const schema = z
     name: deviceName,
     description,
     location_id: z.string().min(1, { error: "required" }),
-    method: z.enum(["generate", "own"]),
+    method: z.enum(["generate", "own", "cli"]),
     wireguard_pubkey: z.string(),
   })
   .superRefine((v, ctx) => {
@@ -43,11 +44,10 @@ const schema = z
 type Values = z.infer<typeof schema>;
 const FIELDS = ["name", "description", "location_id", "wireguard_pubkey"] as const;
 
-interface Created {
-  body: Stripped<CreatedNetworkDeviceBody>;
-  location: Location;
-  privateKey: string | null;
-}
+/** The result: the device's config (key made here or given), or the defguard CLI command. */
+type Created =
+  | { kind: "config"; name: string; body: Stripped<CreatedNetworkDeviceBody>; location: Location; privateKey: string | null }
+  | { kind: "cli"; name: string; token: Stripped<CliTokenBody>; location: Location };
 
 /** Locations a network device may use: only those without MFA (a device cannot do MFA). */
 export function eligibleLocations(all: Location[]): { eligible: Location[]; excluded: Location[] } {
@@ -101,18 +101,25 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
 
   const create = useMutation({
     mutationFn: async (v: Values): Promise<Created> => {
-      const keys = v.method === "generate" ? await generateKeyPair() : null;
-      const body = await api.post<CreatedNetworkDeviceBody>("/device/network", {
+      const device = {
         name: v.name,
         description: v.description || null,
         location_id: Number(v.location_id),
         assigned_ips: ips.map((s) => s.trim()),
+      };
+      if (v.method === "cli") {
+        const token = await api.post<CliTokenBody>("/device/network/start_cli", device);
+        return { kind: "cli", name: v.name.trim(), token, location: location! };
+      }
+      const keys = v.method === "generate" ? await generateKeyPair() : null;
+      const body = await api.post<CreatedNetworkDeviceBody>("/device/network", {
+        ...device,
         wireguard_pubkey: keys ? keys.publicKey : v.wireguard_pubkey.trim(),
       });
-      return { body, location: location!, privateKey: keys?.privateKey ?? null };
+      return { kind: "config", name: body.device.name, body, location: location!, privateKey: keys?.privateKey ?? null };
     },
     onSuccess: (c) => {
-      toast.success(t("added", { name: c.body.device.name }));
+      toast.success(t("added", { name: c.name }));
       void queryClient.invalidateQueries({ queryKey: deviceKeys.network });
       onCreated(c);
     },
@@ -212,6 +219,7 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
         <Textarea rows={2} {...form.register("description")} />
       </Field>
       <KeyMethodField
+        withCli
         value={method}
         onChange={(m) => {
           form.setValue("method", m);
@@ -236,9 +244,13 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
   );
 }
 
-/** Add a network device: location (MFA-free only), addresses, key; then its config, once. */
+/**
+ * Add a network device: location (MFA-free only), addresses, key; then its config, once. Or
+ * leave the key to the defguard CLI on the device: then the `dg` command with its token, once.
+ */
 export function AddNetworkDeviceDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
   const t = useTranslations("networkDevices.add");
+  const tCli = useTranslations("networkDevices.cli");
   const [created, setCreated] = useState<Created | null>(null);
 
   useEffect(() => {
@@ -248,19 +260,29 @@ export function AddNetworkDeviceDialog({ open, onOpenChange }: { open: boolean; 
   return (
     <Dialog open={open} onOpenChange={onOpenChange}>
       <DialogContent
-        title={created ? t("readyTitle", { name: created.body.device.name }) : t("title")}
-        description={created ? t("readyDescription", { location: created.location.name }) : t("description")}
-        className={created ? "max-w-4xl" : "max-w-lg"}
-        // The result holds the only copy of a generated private key: no closing by a stray click.
+        title={!created ? t("title") : created.kind === "cli" ? tCli("readyTitle", { name: created.name }) : t("readyTitle", { name: created.name })}
+        description={
+          !created
+            ? t("description")
+            : created.kind === "cli"
+              ? tCli("readyDescription", { location: created.location.name })
+              : t("readyDescription", { location: created.location.name })
+        }
+        className={!created ? "max-w-lg" : created.kind === "cli" ? "max-w-2xl" : "max-w-4xl"}
+        // The result holds the only copy of a generated private key or CLI token: no closing by a stray click.
         onInteractOutside={(e) => created && e.preventDefault()}
       >
         {created ? (
           <>
-            <ConfigResult
-              deviceName={created.body.device.name}
-              privateKey={created.privateKey}
-              configs={[{ id: created.location.id, locationName: created.location.name, config: created.body.config.config }]}
-            />
+            {created.kind === "cli" ? (
+              <CliCommand token={created.token} />
+            ) : (
+              <ConfigResult
+                deviceName={created.name}
+                privateKey={created.privateKey}
+                configs={[{ id: created.location.id, locationName: created.location.name, config: created.body.config.config }]}
+              />
+            )}
             <DialogFooter>
               <DialogClose asChild>
                 <Button data-testid="nd-done">{t("done")}</Button>

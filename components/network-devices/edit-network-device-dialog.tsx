@@ -21,6 +21,8 @@ import { toast } from "@/components/ui/toaster";
 import { IpFields, useIpStates } from "./ip-fields";
 
 const schema = z.object({ name: deviceName, description, wireguard_pubkey: publicKey });
+/** A device waiting for the defguard CLI may stay without a key. */
+const pendingSchema = schema.extend({ wireguard_pubkey: z.union([z.literal(""), publicKey]) });
 type Values = z.infer<typeof schema>;
 const FIELDS = ["name", "description", "wireguard_pubkey"] as const;
 
@@ -33,12 +35,17 @@ export function EditNetworkDeviceDialog({ device, onOpenChange }: { device: Netw
   const locations = useLocations(!!device);
   const [ips, setIps] = useState<string[]>([]);
   const [submitted, setSubmitted] = useState(false);
-  const form = useForm<Values>({ resolver: zodResolver(schema), mode: "onBlur", defaultValues: { name: "", description: "", wireguard_pubkey: "" } });
+  const pending = device ? !device.configured : false;
+  const form = useForm<Values>({
+    resolver: zodResolver(pending ? pendingSchema : schema),
+    mode: "onBlur",
+    defaultValues: { name: "", description: "", wireguard_pubkey: "" },
+  });
   const { errors } = form.formState;
 
   useEffect(() => {
     if (!device) return;
-    form.reset({ name: device.name, description: device.description ?? "", wireguard_pubkey: device.wireguard_pubkey });
+    form.reset({ name: device.name, description: device.description ?? "", wireguard_pubkey: device.wireguard_pubkey ?? "" });
     setIps(device.assigned_ips);
     setSubmitted(false);
   }, [device, form]);
@@ -55,7 +62,8 @@ export function EditNetworkDeviceDialog({ device, onOpenChange }: { device: Netw
         description: v.description || null,
         location_id: locationId,
         assigned_ips: ips.map((s) => s.trim()),
-        wireguard_pubkey: v.wireguard_pubkey,
+        // No key: the device keeps its own (or keeps waiting for the defguard CLI).
+        wireguard_pubkey: v.wireguard_pubkey.trim() || null,
       }),
     onSuccess: (_, v) => {
       toast.success(t("saved", { name: v.name }));
@@ -102,7 +110,11 @@ export function EditNetworkDeviceDialog({ device, onOpenChange }: { device: Netw
           <Field label={t("descriptionLabel")} error={errorOf("description")}>
             <Textarea rows={2} {...form.register("description")} />
           </Field>
-          <Field label={t("publicKey")} error={errorOf("wireguard_pubkey")} hint={t("publicKeyHint")}>
+          <Field
+            label={pending ? t("publicKeyOptional") : t("publicKey")}
+            error={errorOf("wireguard_pubkey")}
+            hint={pending ? t("publicKeyPendingHint") : t("publicKeyHint")}
+          >
             <Input className="font-mono text-xs" autoComplete="off" spellCheck={false} {...form.register("wireguard_pubkey")} />
           </Field>
           <DialogFooter className="mt-2">

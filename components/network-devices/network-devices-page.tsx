@@ -3,10 +3,11 @@
 import { useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
+import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Terminal, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { configFileName, deviceKeys, fetchNetworkDeviceConfig, useNetworkDevices, type NetworkDevice } from "@/components/devices/api";
 import { useApiErrorText } from "@/components/devices/errors";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { downloadText } from "@/components/ui/download";
@@ -28,6 +29,7 @@ import {
 } from "@/components/ui/table";
 import { toast } from "@/components/ui/toaster";
 import { AddNetworkDeviceDialog } from "./add-network-device-dialog";
+import { CliTokenDialog } from "./cli-command";
 import { EditNetworkDeviceDialog } from "./edit-network-device-dialog";
 
 const COLUMNS = [
@@ -40,7 +42,17 @@ const COLUMNS = [
   { width: "w-6" },
 ];
 
-function RowActions({ device, onEdit, onDelete }: { device: NetworkDevice; onEdit: () => void; onDelete: () => void }) {
+function RowActions({
+  device,
+  onEdit,
+  onCliToken,
+  onDelete,
+}: {
+  device: NetworkDevice;
+  onEdit: () => void;
+  onCliToken: () => void;
+  onDelete: () => void;
+}) {
   const t = useTranslations("networkDevices.list");
   const errorText = useApiErrorText();
   const download = useMutation({
@@ -60,10 +72,18 @@ function RowActions({ device, onEdit, onDelete }: { device: NetworkDevice; onEdi
           <Pencil aria-hidden />
           {t("edit")}
         </DropdownMenuItem>
-        <DropdownMenuItem onSelect={() => download.mutate()} disabled={!device.location} data-testid="nd-download">
-          <Download aria-hidden />
-          {t("downloadConfig")}
-        </DropdownMenuItem>
+        {device.configured ? (
+          // Without a key yet there is no configuration to download.
+          <DropdownMenuItem onSelect={() => download.mutate()} disabled={!device.location} data-testid="nd-download">
+            <Download aria-hidden />
+            {t("downloadConfig")}
+          </DropdownMenuItem>
+        ) : (
+          <DropdownMenuItem onSelect={onCliToken} data-testid="nd-cli-token">
+            <Terminal aria-hidden />
+            {t("generateCliToken")}
+          </DropdownMenuItem>
+        )}
         <DropdownMenuSeparator />
         <DropdownMenuItem danger onSelect={onDelete}>
           <Trash2 aria-hidden />
@@ -82,6 +102,7 @@ export function NetworkDevicesPage() {
   const devices = useNetworkDevices();
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<NetworkDevice | null>(null);
+  const [cliFor, setCliFor] = useState<NetworkDevice | null>(null);
   const [deleting, setDeleting] = useState<NetworkDevice | null>(null);
 
   async function remove(d: NetworkDevice) {
@@ -141,7 +162,14 @@ export function NetworkDevicesPage() {
               devices.data.map((d) => (
                 <TableRow key={d.id} data-testid="nd-row" data-device={d.name}>
                   <TableCell className="max-w-60">
-                    <span className="block truncate font-medium">{d.name}</span>
+                    <span className="flex min-w-0 items-center gap-2">
+                      <span className="truncate font-medium">{d.name}</span>
+                      {!d.configured && (
+                        <Badge tone="warning" title={t("notConfiguredHint")} data-testid="nd-not-configured">
+                          {t("notConfigured")}
+                        </Badge>
+                      )}
+                    </span>
                     <span className="block truncate text-xs text-fg-muted sm:hidden">{d.location?.name}</span>
                     <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.assigned_ips.join(", ")}</span>
                     {d.description && <span className="block truncate text-xs text-fg-muted xl:hidden">{d.description}</span>}
@@ -154,7 +182,7 @@ export function NetworkDevicesPage() {
                   </TableCell>
                   <TableCell className="hidden max-w-64 truncate text-xs text-fg-muted xl:table-cell">{d.description}</TableCell>
                   <TableCell className="w-10 pr-2 text-right">
-                    <RowActions device={d} onEdit={() => setEditing(d)} onDelete={() => setDeleting(d)} />
+                    <RowActions device={d} onEdit={() => setEditing(d)} onCliToken={() => setCliFor(d)} onDelete={() => setDeleting(d)} />
                   </TableCell>
                 </TableRow>
               ))
@@ -164,6 +192,7 @@ export function NetworkDevicesPage() {
       </TableContainer>
       <AddNetworkDeviceDialog open={adding} onOpenChange={setAdding} />
       <EditNetworkDeviceDialog device={editing} onOpenChange={(o) => !o && setEditing(null)} />
+      <CliTokenDialog device={cliFor} onOpenChange={(o) => !o && setCliFor(null)} />
       <ConfirmDialog
         open={!!deleting}
         onOpenChange={(o) => !o && setDeleting(null)}

@@ -23,12 +23,14 @@ interface CodeBlockProps {
   filename?: string;
   /** Accessible name of the code region (e.g. "WireGuard configuration"). */
   label?: string;
+  /** Wrap long lines (commands, tokens) instead of scrolling sideways. */
+  wrap?: boolean;
   className?: string;
   "data-testid"?: string;
 }
 
 /** Monospace text (configs, keys) with copy and, given a file name, a download of exactly that text. */
-export function CodeBlock({ code, labels, filename, label, className, "data-testid": testId }: CodeBlockProps) {
+export function CodeBlock({ code, labels, filename, label, wrap, className, "data-testid": testId }: CodeBlockProps) {
   const [state, setState] = useState<"idle" | "copied" | "insecure" | "failed">("idle");
 
   useEffect(() => {
@@ -70,7 +72,10 @@ export function CodeBlock({ code, labels, filename, label, className, "data-test
       <pre
         tabIndex={0}
         aria-label={label ?? filename}
-        className="max-h-96 overflow-auto p-3 font-mono text-xs leading-5 text-fg focus-visible:outline-2 focus-visible:-outline-offset-2"
+        className={cn(
+          "max-h-96 overflow-auto p-3 font-mono text-xs leading-5 text-fg focus-visible:outline-2 focus-visible:-outline-offset-2",
+          wrap && "whitespace-pre-wrap break-all",
+        )}
       >
         <code>{code}</code>
       </pre>

@@ -1,13 +1,13 @@
-import { and, asc, eq, inArray, ne } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, ne } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { deviceLocations, devices, locations, users } from "../db/schema";
+import { deviceLocations, devices, enrollmentTokens, locations, users } from "../db/schema";
 import { badRequest, conflict } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
-import { transaction } from "../events";
+import { transaction, type Emit } from "../events";
 import { containsIp, firstFree, formatIp, isAssignable, parseIp } from "../wireguard/ip";
 import { locationCidrs, requireLocation, type LocationRow } from "../locations/service";
 import { deleteDeviceRow, deviceConfig, requireDevice } from "./service";
-import type { NetworkDeviceInput } from "./schema";
+import type { NetworkDeviceCliInput, NetworkDeviceInput, NetworkDeviceUpdateInput } from "./schema";
 
 export const MSG = {
   mfaLocation: "network devices can only be added to locations without MFA",
@@ -113,19 +113,25 @@ export async function validateIps(locationId: number, ips: string[], deviceId?: 
   return { ips: await checkIps(db, loc, ips, deviceId) };
 }
 
-async function assertUnique(tx: Tx, name: string, pubkey: string, exceptId?: number) {
+/** A key no other device and no location uses (409 otherwise). */
+export async function assertKeyFree(tx: Tx, pubkey: string, exceptId?: number, field = "wireguard_pubkey") {
+  const [byKey] = await tx
+    .select({ id: devices.id })
+    .from(devices)
+    .where(and(eq(devices.wireguardPubkey, pubkey), exceptId ? ne(devices.id, exceptId) : undefined));
+  if (byKey) throw conflict(MSG.keyTaken, field);
+  const [byLoc] = await tx.select({ id: locations.id }).from(locations).where(eq(locations.pubkey, pubkey));
+  if (byLoc) throw conflict(MSG.keyTaken, field);
+}
+
+/** Name unique among network devices; the key (when there is one yet) free. */
+async function assertUnique(tx: Tx, name: string, pubkey: string | null, exceptId?: number) {
   const [byName] = await tx
     .select({ id: devices.id })
     .from(devices)
     .where(and(eq(devices.deviceType, "network"), eq(devices.name, name), exceptId ? ne(devices.id, exceptId) : undefined));
   if (byName) throw conflict(MSG.nameTaken, "name");
-  const [byKey] = await tx
-    .select({ id: devices.id })
-    .from(devices)
-    .where(and(eq(devices.wireguardPubkey, pubkey), exceptId ? ne(devices.id, exceptId) : undefined));
-  if (byKey) throw conflict(MSG.keyTaken, "wireguard_pubkey");
-  const [byLoc] = await tx.select({ id: locations.id }).from(locations).where(eq(locations.pubkey, pubkey));
-  if (byLoc) throw conflict(MSG.keyTaken, "wireguard_pubkey");
+  if (pubkey !== null) await assertKeyFree(tx, pubkey, exceptId);
 }
 
 async function resolveIps(tx: Tx, loc: LocationRow, wanted: string[], exceptId?: number): Promise<string[]> {
@@ -137,41 +143,62 @@ async function resolveIps(tx: Tx, loc: LocationRow, wanted: string[], exceptId?:
   return checks.map((c) => c.ip);
 }
 
+/**
+ * Validate and write a new network device with its addresses, in the caller's transaction. With
+ * no key (null) the device waits for the defguard CLI: configured = false, its addresses are
+ * reserved, and gateways hear of it only once the CLI has sent its key.
+ */
+export async function insertNetworkDevice(tx: Tx, emit: Emit, actor: Actor, input: NetworkDeviceCliInput, pubkey: string | null) {
+  const loc = await requireLocation(tx, input.location_id);
+  if (loc.mfaMode !== "disabled") throw badRequest(MSG.mfaLocation, "location_id");
+  await assertUnique(tx, input.name, pubkey);
+  const ips = await resolveIps(tx, loc, input.assigned_ips);
+  const [d] = await tx
+    .insert(devices)
+    .values({
+      name: input.name,
+      wireguardPubkey: pubkey,
+      userId: actor.userId!,
+      description: input.description,
+      deviceType: "network",
+      configured: pubkey !== null,
+    })
+    .returning();
+  await tx.insert(deviceLocations).values({ deviceId: d.id, locationId: loc.id, ips });
+  await recordActivity(tx, actor, {
+    event: "network_device_added",
+    device: d.name,
+    location: loc.name,
+    description: pubkey ? `Added network device ${d.name}` : `Added network device ${d.name}, to be configured with the defguard CLI`,
+  });
+  if (pubkey) emit({ type: "device.location.added", deviceId: d.id, locationId: loc.id });
+  return { row: d, device: (await view(tx, [d]))[0], location: loc, ips };
+}
+
 /** POST /device/network: {device, config} (the config carries the private key placeholder). */
 export async function createNetworkDevice(actor: Actor, input: NetworkDeviceInput) {
   return transaction(async (tx, emit) => {
-    const loc = await requireLocation(tx, input.location_id);
-    if (loc.mfaMode !== "disabled") throw badRequest(MSG.mfaLocation, "location_id");
-    await assertUnique(tx, input.name, input.wireguard_pubkey);
-    const ips = await resolveIps(tx, loc, input.assigned_ips);
-    const [d] = await tx
-      .insert(devices)
-      .values({
-        name: input.name,
-        wireguardPubkey: input.wireguard_pubkey,
-        userId: actor.userId!,
-        description: input.description,
-        deviceType: "network",
-      })
-      .returning();
-    await tx.insert(deviceLocations).values({ deviceId: d.id, locationId: loc.id, ips });
-    await recordActivity(tx, actor, { event: "network_device_added", device: d.name, location: loc.name, description: `Added network device ${d.name}` });
-    emit({ type: "device.location.added", deviceId: d.id, locationId: loc.id });
-    return { device: (await view(tx, [d]))[0], config: deviceConfig(loc, ips) };
+    const { device, location, ips } = await insertNetworkDevice(tx, emit, actor, input, input.wireguard_pubkey);
+    return { device, config: deviceConfig(location, ips) };
   });
 }
 
-export async function updateNetworkDevice(actor: Actor, id: number, input: NetworkDeviceInput) {
+/**
+ * PUT /device/network/{id}. Without a key the device keeps its own; a key given to a device
+ * waiting for the defguard CLI configures it (its CLI tokens stop working) and gateways get the peer.
+ */
+export async function updateNetworkDevice(actor: Actor, id: number, input: NetworkDeviceUpdateInput) {
   return transaction(async (tx, emit) => {
     const d = await requireDevice(tx, id, "network");
     const [link] = await tx.select().from(deviceLocations).where(eq(deviceLocations.deviceId, id));
     if (link && link.locationId !== input.location_id) throw badRequest("a network device cannot move to another location", "location_id");
     const loc = await requireLocation(tx, input.location_id);
-    await assertUnique(tx, input.name, input.wireguard_pubkey, id);
+    const pubkey = input.wireguard_pubkey ?? d.wireguardPubkey;
+    await assertUnique(tx, input.name, pubkey === d.wireguardPubkey ? null : pubkey, id);
     const ips = await resolveIps(tx, loc, input.assigned_ips, id);
     const [u] = await tx
       .update(devices)
-      .set({ name: input.name, description: input.description, wireguardPubkey: input.wireguard_pubkey })
+      .set({ name: input.name, description: input.description, wireguardPubkey: pubkey, configured: pubkey !== null })
       .where(eq(devices.id, id))
       .returning();
     await tx
@@ -179,8 +206,15 @@ export async function updateNetworkDevice(actor: Actor, id: number, input: Netwo
       .values({ deviceId: id, locationId: loc.id, ips })
       .onConflictDoUpdate({ target: [deviceLocations.deviceId, deviceLocations.locationId], set: { ips } });
     await recordActivity(tx, actor, { event: "network_device_modified", device: u.name, location: loc.name });
-    if (d.wireguardPubkey !== u.wireguardPubkey) emit({ type: "device.deleted", deviceId: id, pubkey: d.wireguardPubkey, locationIds: [loc.id] });
-    emit({ type: "device.location.modified", deviceId: id, locationId: loc.id });
+    if (!d.configured && u.configured) {
+      await tx.delete(enrollmentTokens).where(and(eq(enrollmentTokens.deviceId, id), isNull(enrollmentTokens.usedAt)));
+      emit({ type: "device.location.added", deviceId: id, locationId: loc.id });
+    } else if (u.configured) {
+      if (d.wireguardPubkey && d.wireguardPubkey !== u.wireguardPubkey) {
+        emit({ type: "device.deleted", deviceId: id, pubkey: d.wireguardPubkey, locationIds: [loc.id] });
+      }
+      emit({ type: "device.location.modified", deviceId: id, locationId: loc.id });
+    }
     return (await view(tx, [u]))[0];
   });
 }

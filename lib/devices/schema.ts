@@ -38,6 +38,22 @@ export const networkDeviceSchema = z.object({
 });
 export type NetworkDeviceInput = z.infer<typeof networkDeviceSchema>;
 
+/**
+ * PUT /device/network/{id}: as POST, but the key may be left out (defguard's own edit call sends
+ * none): the device keeps its key, and one waiting for the defguard CLI keeps waiting.
+ */
+export const networkDeviceUpdateSchema = networkDeviceSchema.extend({
+  wireguard_pubkey: wireguardKeySchema.nullish().transform((v) => v || null),
+});
+export type NetworkDeviceUpdateInput = z.infer<typeof networkDeviceUpdateSchema>;
+
+/**
+ * POST /device/network/start_cli: a network device whose key pair the defguard CLI (`dg`) makes
+ * on the device itself; same fields and rules as POST /device/network without the key.
+ */
+export const networkDeviceCliSchema = networkDeviceSchema.omit({ wireguard_pubkey: true });
+export type NetworkDeviceCliInput = z.infer<typeof networkDeviceCliSchema>;
+
 /** POST /device/network/ip/{location}: check that addresses are valid and free. */
 export const validateIpsSchema = z.object({
   ips: z

@@ -15,7 +15,8 @@ export type DomainEvent =
   | { type: "location.deleted"; locationId: number }
   | { type: "device.created"; deviceId: number; userId: number }
   | { type: "device.modified"; deviceId: number }
-  | { type: "device.deleted"; deviceId: number; pubkey: string; locationIds: number[] }
+  /** pubkey is null for a network device deleted before the defguard CLI configured it (no peer anywhere). */
+  | { type: "device.deleted"; deviceId: number; pubkey: string | null; locationIds: number[] }
   | { type: "device.location.added"; deviceId: number; locationId: number }
   | { type: "device.location.removed"; deviceId: number; locationId: number }
   | { type: "device.location.modified"; deviceId: number; locationId: number };

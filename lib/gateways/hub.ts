@@ -83,9 +83,13 @@ export async function handleEvents(events: DomainEvent[]): Promise<void> {
         if (k) send(e.locationId, deletePeer(k));
         break;
       }
-      case "device.deleted":
-        for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(e.pubkey));
+      case "device.deleted": {
+        // A network device still waiting for the defguard CLI never was a peer.
+        const pubkey = e.pubkey;
+        if (!pubkey) break;
+        for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(pubkey));
         break;
+      }
       case "user.disabled":
       case "user.enabled": {
         if (!subscriberCount()) break;

@@ -41,8 +41,10 @@ type PeerRow = {
 };
 
 /**
- * Peers a location's gateway must have right now: devices with addresses there whose owner is
- * active (network devices always); in MFA locations only authorised devices, with their PSK.
+ * Peers a location's gateway must have right now: configured devices with addresses there whose
+ * owner is active (network devices always); in MFA locations only authorised devices, with their
+ * PSK. A network device waiting for the defguard CLI (no key yet) is never a peer: the queries
+ * below leave it out.
  */
 function toPeer(r: PeerRow): WirePeer | null {
   if (r.device_type === "user" && !r.is_active) return null;
@@ -60,7 +62,7 @@ const peerSelect = (where: ReturnType<typeof sql>) => sql`
   join devices d on d.id = dl.device_id
   join users u on u.id = d.user_id
   join locations l on l.id = dl.location_id
-  where ${where}
+  where ${where} and d.configured and d.wireguard_pubkey is not null
   order by d.id`;
 
 export async function desiredPeers(locationId: number, tx: Tx = getDb()): Promise<WirePeer[]> {
@@ -74,14 +76,14 @@ export async function peerFor(locationId: number, deviceId: number): Promise<Wir
   return r.rows[0] ? toPeer(r.rows[0]) : null;
 }
 
-/** Devices (with keys and locations) of a user, for enabling/disabling their peers. */
+/** A user's own devices (with keys and locations), for enabling/disabling their peers; network devices they added stay. */
 export async function userPeers(userId: number) {
   const r = await getDb().execute<PeerRow & { location_id: number }>(sql`
     select dl.location_id, d.id device_id, d.wireguard_pubkey pubkey, dl.ips, dl.preshared_key, dl.is_authorized, u.is_active,
            d.device_type, l.location_mfa_mode mfa_mode, l.keepalive_interval keepalive
     from device_locations dl join devices d on d.id = dl.device_id join users u on u.id = d.user_id
     join locations l on l.id = dl.location_id
-    where d.user_id = ${userId}`);
+    where d.user_id = ${userId} and d.device_type = 'user' and d.configured and d.wireguard_pubkey is not null`);
   return r.rows.map((row) => ({ locationId: Number(row.location_id), pubkey: row.pubkey, peer: toPeer(row) }));
 }
 

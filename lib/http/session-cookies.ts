@@ -20,3 +20,15 @@ export function withCookies(res: Response, cookies: string[]): Response {
   for (const c of cookies) res.headers.append("set-cookie", c);
   return res;
 }
+
+/** The enrolment session cookie; defguard's proxy uses this name, and `dg` keeps it between calls. */
+export const ENROLLMENT_COOKIE = "defguard_proxy";
+const ENROLLMENT_PATH = "/api/v1/enrollment";
+
+export function enrollmentCookie(value: string, maxAge: number): string {
+  return serializeCookie(ENROLLMENT_COOKIE, value, { httpOnly: true, sameSite: "Lax", maxAge, path: ENROLLMENT_PATH });
+}
+
+export function clearedEnrollmentCookie(): string {
+  return serializeCookie(ENROLLMENT_COOKIE, "", { httpOnly: true, maxAge: 0, path: ENROLLMENT_PATH });
+}

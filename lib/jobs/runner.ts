@@ -2,6 +2,7 @@ import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
 import { notifyGateways } from "../gateways/notifications";
+import { pruneEnrollmentTokens } from "../enrollment/service";
 
 /**
  * Periodic jobs. Each tick runs a job inside a transaction-scoped advisory lock, so with
@@ -19,6 +20,7 @@ const JOBS: Job[] = [
   { id: 7_241_001, name: "presence", everyMs: 10_000, run: updatePresence },
   { id: 7_241_002, name: "stats-retention", everyMs: 3_600_000, run: pruneStats },
   { id: 7_241_003, name: "gateway-notifications", everyMs: 30_000, run: notifyGateways },
+  { id: 7_241_004, name: "enrollment-token-retention", everyMs: 3_600_000, run: pruneEnrollmentTokens },
 ];
 
 async function runOnce(job: Job): Promise<void> {

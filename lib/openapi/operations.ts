@@ -16,7 +16,8 @@ import { testMailSchema } from "../mail/schema";
 import { settingsPatchSchema } from "../settings/schema";
 import { statsQuerySchema } from "../stats/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
-import { deviceSchema, networkDeviceSchema, validateIpsSchema } from "../devices/schema";
+import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
+import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -114,11 +115,15 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/device/network", tag: "network-devices", access: "admin", summary: "Network devices" },
   { method: "POST", path: "/device/network", tag: "network-devices", access: "admin", body: networkDeviceSchema, summary: "Add a network device: {device, config}", ok: { status: 201, description: "device and config" } },
   { method: "GET", path: "/device/network/{id}", tag: "network-devices", access: "admin", summary: "One network device" },
-  { method: "PUT", path: "/device/network/{id}", tag: "network-devices", access: "admin", body: networkDeviceSchema, summary: "Edit a network device" },
+  { method: "PUT", path: "/device/network/{id}", tag: "network-devices", access: "admin", body: networkDeviceUpdateSchema, summary: "Edit a network device (no key: the device keeps its own)" },
   { method: "DELETE", path: "/device/network/{id}", tag: "network-devices", access: "admin", summary: "Delete a network device" },
   { method: "GET", path: "/device/network/{id}/config", tag: "network-devices", access: "admin", summary: "A network device's config (private key placeholder)" },
   { method: "GET", path: "/device/network/ip/{id}", tag: "network-devices", access: "admin", summary: "Next free address in each CIDR of a location" },
   { method: "POST", path: "/device/network/ip/{id}", tag: "network-devices", access: "admin", body: validateIpsSchema, summary: "Check that addresses are valid and free in a location" },
+  { method: "POST", path: "/device/network/start_cli", tag: "network-devices", access: "admin", body: networkDeviceCliSchema, summary: "Add a network device the defguard CLI configures: {enrollment_token, enrollment_url, expires_at}", ok: { status: 201, description: "CLI token (shown once)" } },
+  { method: "POST", path: "/device/network/start_cli/{id}", tag: "network-devices", access: "admin", summary: "A new defguard CLI token for a network device not configured yet", ok: { status: 201, description: "CLI token (shown once)" } },
+  { method: "POST", path: "/enrollment/start", tag: "enrollment", access: "public", body: enrollmentStartSchema, summary: "defguard proxy: check a token → EnrollmentStartResponse; sets the defguard_proxy session cookie" },
+  { method: "POST", path: "/enrollment/create_device", tag: "enrollment", access: "public", body: enrollmentCreateDeviceSchema, summary: "defguard proxy: a network device's public key from the CLI → DeviceConfigResponse (token single use)" },
 
   { method: "GET", path: "/network/gateways", tag: "gateways", access: "admin", summary: "Gateways of every location: {\"<location id>\": [GatewayState]}" },
   { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },
