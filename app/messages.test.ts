@@ -52,3 +52,14 @@ describe("messages", () => {
     });
   }
 });
+
+describe("activity events", () => {
+  it("every event the activity log records has a label in every language", async () => {
+    const { ACTIVITY_EVENTS } = await import("@/lib/activity/events");
+    for (const [lang, tree] of Object.entries({ en, ko, pl } as Record<string, Tree>)) {
+      const labels = leaves(tree);
+      const missing = ACTIVITY_EVENTS.filter((e) => !labels.get(`activity.events.${e}`)?.trim());
+      expect(missing, `${lang}: activity.events without a label`).toEqual([]);
+    }
+  });
+});

@@ -14,15 +14,13 @@ import { RelativeTime } from "@/components/ui/relative-time";
 import { Skeleton } from "@/components/ui/skeleton";
 import type { VpnActivityPage } from "./queries";
 
-/** Event names in the user's language: the activity log's labels first, then the overview's own. */
+/** Event names in the user's language (the activity log's labels; every recorded event has one). */
 function useEventLabel() {
   const activity = useTranslations("activity");
-  const own = useTranslations("overview.activity.events");
   return useMemo(() => {
     const humanize = (v: string) => v.replace(/[_-]+/g, " ").replace(/^\w/, (c) => c.toUpperCase());
-    return (e: string) =>
-      activity.has(`events.${e}` as never) ? activity(`events.${e}` as never) : own.has(e as never) ? own(e as never) : humanize(e);
-  }, [activity, own]);
+    return (e: string) => (activity.has(`events.${e}` as never) ? activity(`events.${e}` as never) : humanize(e));
+  }, [activity]);
 }
 
 function tone(event: string): string {

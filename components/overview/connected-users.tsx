@@ -1,11 +1,13 @@
 "use client";
 
-import { useMemo, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
+import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { ArrowDown, ArrowUp, MonitorSmartphone, UsersRound } from "lucide-react";
 import type { UserInfo } from "@/lib/api/types";
 import type { Location } from "@/components/locations/api";
 import { Badge } from "@/components/ui/badge";
+import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -17,7 +19,7 @@ import { Table, TableBody, TableCell, TableContainer, TableHead, TableHeader, Ta
 import { useFormatBytes } from "./format";
 import { ViewToggle, type OverviewView } from "./overview-controls";
 import type { StatsDevice, UserStats } from "./queries";
-import { fillSeries } from "./series";
+import { fillSeries, firstRows } from "./series";
 
 export interface DeviceEntry {
   key: string;
@@ -164,7 +166,7 @@ function UserCard({ u, showLocation, window }: { u: UserEntry; showLocation: boo
         <Badge tone={u.connected ? "success" : "neutral"}>{t("deviceCount", { count: u.devices.length })}</Badge>
       </div>
       <ul className="divide-y divide-border">
-        {u.devices.map((d) => (
+        {u.devices.slice(0, CARD_DEVICES).map((d) => (
           <li key={d.key} className="flex flex-col gap-1.5 px-3 py-2.5" data-testid="overview-device">
             <div className="flex items-center gap-2">
               <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
@@ -189,7 +191,38 @@ function UserCard({ u, showLocation, window }: { u: UserEntry; showLocation: boo
           </li>
         ))}
       </ul>
+      {u.devices.length > CARD_DEVICES && (
+        <div className="border-t border-border px-3 py-2 text-xs text-fg-muted" data-testid="overview-more-devices">
+          {u.user ? (
+            <Link href={`/users/${encodeURIComponent(u.user.username)}`} className="text-accent hover:underline">
+              {t("moreDevices", { count: u.devices.length - CARD_DEVICES })}
+            </Link>
+          ) : (
+            <Link href="/network-devices" className="text-accent hover:underline">
+              {t("moreDevices", { count: u.devices.length - CARD_DEVICES })}
+            </Link>
+          )}
+        </div>
+      )}
     </li>
+  );
+}
+
+/** Devices shown per user card (the rest behind a link), cards and table rows per "show more". */
+const CARD_DEVICES = 5;
+const CARDS_STEP = 24;
+const ROWS_STEP = 100;
+
+function ShowMore({ shown, total, onMore }: { shown: number; total: number; onMore: () => void }) {
+  const t = useTranslations("overview.users");
+  if (shown >= total) return null;
+  return (
+    <div className="flex items-center justify-center gap-3 border-t border-border px-4 py-3 text-xs text-fg-muted">
+      <span>{t("showing", { shown, total })}</span>
+      <Button size="sm" variant="secondary" onClick={onMore} data-testid="overview-show-more">
+        {t("showMore")}
+      </Button>
+    </div>
   );
 }
 
@@ -288,6 +321,9 @@ export function ConnectedUsers({ result, locations, showLocation, hours, view, o
   const merged = useMemo(() => (result.data ? merge(result.data, locations) : null), [result.data, locations]);
   const entries = merged ? [...merged.users, ...(merged.network ? [merged.network] : [])] : [];
   const connectedUsers = merged?.users.filter((u) => u.connected).length ?? 0;
+  const totalRows = entries.reduce((n, u) => n + u.devices.length, 0);
+  const [cards, setCards] = useState(CARDS_STEP);
+  const [rows, setRows] = useState(ROWS_STEP);
 
   let body: ReactNode;
   if (result.isPending && !result.data) {
@@ -316,14 +352,22 @@ export function ConnectedUsers({ result, locations, showLocation, hours, view, o
   } else if (entries.length === 0) {
     body = <EmptyState icon={UsersRound} title={t("emptyTitle")} description={t("emptyDescription", { hours })} />;
   } else if (view === "list") {
-    body = <UserTable entries={entries} showLocation={showLocation} window={window} />;
+    body = (
+      <>
+        <UserTable entries={firstRows(entries, rows)} showLocation={showLocation} window={window} />
+        <ShowMore shown={Math.min(rows, totalRows)} total={totalRows} onMore={() => setRows((n) => n + ROWS_STEP)} />
+      </>
+    );
   } else {
     body = (
-      <ul className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3">
-        {entries.map((u) => (
-          <UserCard key={u.key} u={u} showLocation={showLocation} window={window} />
-        ))}
-      </ul>
+      <>
+        <ul className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3">
+          {entries.slice(0, cards).map((u) => (
+            <UserCard key={u.key} u={u} showLocation={showLocation} window={window} />
+          ))}
+        </ul>
+        <ShowMore shown={Math.min(cards, entries.length)} total={entries.length} onMore={() => setCards((n) => n + CARDS_STEP)} />
+      </>
     );
   }
 

@@ -49,3 +49,15 @@ export function fillSeries(points: readonly TransferPoint[], fromMs: number, now
   }
   return { xs, upload, download };
 }
+
+/** The first `shown` devices of the entries in order, the last entry cut if needed (table paging). */
+export function firstRows<T extends { devices: readonly unknown[] }>(entries: readonly T[], shown: number): T[] {
+  const out: T[] = [];
+  let left = shown;
+  for (const e of entries) {
+    if (left <= 0) break;
+    out.push(e.devices.length <= left ? e : { ...e, devices: e.devices.slice(0, left) });
+    left -= e.devices.length;
+  }
+  return out;
+}

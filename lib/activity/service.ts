@@ -4,6 +4,7 @@ import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";
 import { activityLog } from "../db/schema";
 import type { ActivityQuery } from "./schema";
+import type { ActivityEvent } from "./events";
 
 /** Who did something: the signed-in user (or a system job) and where the request came from. */
 export interface Actor {
@@ -17,7 +18,7 @@ export const SYSTEM_ACTOR: Actor = { userId: null, username: "system", ip: null 
 export type Module = "defguard" | "client" | "enrollment" | "vpn";
 
 export interface ActivityInput {
-  event: string;
+  event: ActivityEvent;
   module?: Module;
   description?: string | null;
   location?: string | null;

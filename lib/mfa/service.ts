@@ -19,6 +19,7 @@ import { promoteSession, setSessionData, type Session } from "../auth/session";
 import { getSettings } from "../settings/service";
 import { escapeHtml, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import { matchTotpStep, newTotpSecret, totpUri } from "./totp";
+import type { ActivityEvent } from "../activity/events";
 
 export const MSG = {
   invalidCode: "code is invalid",
@@ -89,7 +90,7 @@ async function issueRecoveryCodesIfNone(tx: Tx, userId: number): Promise<string[
 }
 
 /** A method was configured: switch MFA on when it was off (this method becomes the default). */
-async function methodAdded(tx: Tx, actor: Actor, userId: number, method: MfaMethod, event: string) {
+async function methodAdded(tx: Tx, actor: Actor, userId: number, method: MfaMethod, event: ActivityEvent) {
   const [u] = await tx.select().from(users).where(eq(users.id, userId));
   if (!u.mfaEnabled) await tx.update(users).set({ mfaEnabled: true, mfaMethod: method }).where(eq(users.id, userId));
   const codes = await issueRecoveryCodesIfNone(tx, userId);
