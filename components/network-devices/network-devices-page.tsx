@@ -1,9 +1,9 @@
 "use client";
 
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Terminal, Trash2 } from "lucide-react";
+import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Search, Terminal, Trash2, X } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { configFileName, deviceKeys, fetchNetworkDeviceConfig, useNetworkDevices, type NetworkDevice } from "@/components/devices/api";
 import { useApiErrorText } from "@/components/devices/errors";
@@ -14,6 +14,10 @@ import { downloadText } from "@/components/ui/download";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { EmptyState } from "@/components/ui/empty-state";
 import { InlineError } from "@/components/ui/inline-error";
+import { Input } from "@/components/ui/input";
+import { Pagination } from "@/components/ui/pagination";
+import { usePagerLabels } from "@/components/users/labels";
+import { filterNetworkDevices, NETWORK_DEVICES_PAGE_SIZE, pageOf } from "./filter";
 import { PageHeader } from "@/components/ui/page-header";
 import { RelativeTime } from "@/components/ui/relative-time";
 import {
@@ -104,6 +108,11 @@ export function NetworkDevicesPage() {
   const [editing, setEditing] = useState<NetworkDevice | null>(null);
   const [cliFor, setCliFor] = useState<NetworkDevice | null>(null);
   const [deleting, setDeleting] = useState<NetworkDevice | null>(null);
+  const [text, setText] = useState("");
+  const [page, setPage] = useState(1);
+  const pagerLabels = usePagerLabels("networkDevices");
+  const matching = useMemo(() => filterNetworkDevices(devices.data ?? [], text), [devices.data, text]);
+  const shown = pageOf(matching, page);
 
   async function remove(d: NetworkDevice) {
     try {
@@ -126,6 +135,33 @@ export function NetworkDevicesPage() {
   return (
     <>
       <PageHeader title={t("title")} description={t("description")} action={add} />
+      {!!devices.data?.length && (
+        <div className="relative mb-4 min-w-0 sm:max-w-sm">
+          <Search className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-fg-subtle" aria-hidden />
+          <Input
+            type="search"
+            data-testid="nd-search"
+            aria-label={t("search")}
+            placeholder={t("search")}
+            value={text}
+            onChange={(e) => {
+              setText(e.target.value);
+              setPage(1);
+            }}
+            className="pl-9 [&::-webkit-search-cancel-button]:hidden"
+          />
+          {text && (
+            <button
+              type="button"
+              aria-label={t("clearSearch")}
+              onClick={() => setText("")}
+              className="absolute right-2 top-1/2 -translate-y-1/2 rounded-sm p-1 text-fg-subtle hover:bg-hover hover:text-fg focus-visible:outline-2"
+            >
+              <X className="size-3.5" aria-hidden />
+            </button>
+          )}
+        </div>
+      )}
       <TableContainer>
         <Table>
           <TableHeader>
@@ -158,8 +194,12 @@ export function NetworkDevicesPage() {
               <TableMessageRow colSpan={7}>
                 <EmptyState icon={MonitorSmartphone} title={t("emptyTitle")} description={t("emptyDescription")} action={add} />
               </TableMessageRow>
+            ) : matching.length === 0 ? (
+              <TableMessageRow colSpan={7}>
+                <EmptyState icon={Search} title={t("noMatchesTitle")} description={t("noMatchesDescription", { text: text.trim() })} />
+              </TableMessageRow>
             ) : (
-              devices.data.map((d) => (
+              shown.rows.map((d) => (
                 <TableRow key={d.id} data-testid="nd-row" data-device={d.name}>
                   <TableCell className="max-w-60">
                     <span className="flex min-w-0 items-center gap-2">
@@ -190,6 +230,17 @@ export function NetworkDevicesPage() {
           </TableBody>
         </Table>
       </TableContainer>
+      {matching.length > NETWORK_DEVICES_PAGE_SIZE && (
+        <Pagination
+          className="mt-3"
+          page={shown.page}
+          pageCount={shown.pageCount}
+          total={matching.length}
+          pageSize={NETWORK_DEVICES_PAGE_SIZE}
+          onPageChange={setPage}
+          labels={pagerLabels}
+        />
+      )}
       <AddNetworkDeviceDialog open={adding} onOpenChange={setAdding} />
       <EditNetworkDeviceDialog device={editing} onOpenChange={(o) => !o && setEditing(null)} />
       <CliTokenDialog device={cliFor} onOpenChange={(o) => !o && setCliFor(null)} />

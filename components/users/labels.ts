@@ -10,7 +10,7 @@ import type { PaginationLabels } from "@/components/ui/pagination";
  * Texts for the generic primitives (components/ui take their labels as props), read from the
  * namespace of the screen that uses them: `<ns>.pager.*`, `<ns>.picker.*`, `<ns>.datePicker.*`.
  */
-export function usePagerLabels(ns: "users" | "activity"): PaginationLabels {
+export function usePagerLabels(ns: "users" | "activity" | "networkDevices"): PaginationLabels {
   const t = useTranslations(`${ns}.pager`);
   return useMemo(
     () => ({
