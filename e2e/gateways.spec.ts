@@ -9,8 +9,8 @@
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
-import { expect, test, type Page } from "@playwright/test";
-import { adminPassword, apiClient, message, signIn, type ApiClient } from "./support";
+import { expect, test } from "@playwright/test";
+import { apiClient, message, signInAdmin, suffix, type ApiClient } from "./support";
 
 interface Location {
   id: number;
@@ -26,7 +26,6 @@ interface TokenBody {
   grpc_url: string;
 }
 
-const suffix = () => Math.random().toString(36).slice(2, 7);
 const status = (key: "all" | "some" | "none" | "failed") => message("en", `gateways.status.${key}`);
 
 /** The claims of a JWT, unverified (the page's token and the API's are minted at different seconds). */
@@ -34,11 +33,6 @@ function claims(jwt: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(jwt.split(".")[1], "base64url").toString("utf8")) as Record<string, unknown>;
 }
 
-async function signInAdmin(page: Page) {
-  await page.goto("/login");
-  await signIn(page, "admin", adminPassword());
-  await expect(page).not.toHaveURL(/\/login/);
-}
 
 async function createLocation(api: ApiClient, name: string, octet: number): Promise<Location> {
   return api.ok<Location>(

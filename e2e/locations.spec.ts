@@ -10,8 +10,8 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { expect, test, type Page } from "@playwright/test";
-import { adminPassword, apiClient, type ApiClient } from "./support";
+import { expect, test } from "@playwright/test";
+import { apiClient, signInAdmin, suffix, type ApiClient } from "./support";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/import.conf", import.meta.url));
 const WG_QUICK = "/usr/bin/wg-quick";
@@ -36,15 +36,7 @@ function fixturePeers(): { publicKey: string; ip: string }[] {
   return [...text.matchAll(/\[Peer\]\s*\nPublicKey = (\S+)\s*\nAllowedIPs = ([\d.]+)\/32/g)].map((m) => ({ publicKey: m[1], ip: m[2] }));
 }
 
-const suffix = () => Math.random().toString(36).slice(2, 7);
 
-async function signInAdmin(page: Page) {
-  await page.goto("/login");
-  await page.getByTestId("login-username").fill("admin");
-  await page.getByTestId("login-password").fill(adminPassword());
-  await page.getByTestId("login-submit").click();
-  await expect(page).not.toHaveURL(/\/login/);
-}
 
 async function createUser(api: ApiClient, username: string, first: string) {
   await api.ok(api.post("/api/v1/user", { username, first_name: first, last_name: "E2e", email: `${username}@example.com`, password: "Passw0rd!x" }), 201);

@@ -7,7 +7,7 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { expect, request, test, type Page } from "@playwright/test";
-import { adminPassword, apiClient, baseURL, message } from "./support";
+import { apiClient, baseURL, message, signInAdmin, suffix } from "./support";
 
 /** A WireGuard public key (x25519, base64), as `dg` would send. */
 function newPublicKey(): string {
@@ -15,15 +15,7 @@ function newPublicKey(): string {
   return spki.subarray(spki.length - 32).toString("base64");
 }
 
-const suffix = () => Math.random().toString(36).slice(2, 7);
 
-async function signInAdmin(page: Page) {
-  await page.goto("/login");
-  await page.getByTestId("login-username").fill("admin");
-  await page.getByTestId("login-password").fill(adminPassword());
-  await page.getByTestId("login-submit").click();
-  await expect(page).not.toHaveURL(/\/login/);
-}
 
 /** The url and token of the command shown in the modal. */
 async function shownCommand(page: Page): Promise<{ url: string; token: string }> {

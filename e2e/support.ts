@@ -26,6 +26,16 @@ export async function signIn(page: Page, username: string, password: string): Pr
   await page.getByTestId("login-submit").click();
 }
 
+/** Sign in as the run's admin through the login form and wait to leave /login. */
+export async function signInAdmin(page: Page): Promise<void> {
+  await page.goto("/login");
+  await signIn(page, "admin", adminPassword());
+  await expect(page).not.toHaveURL(/\/login/);
+}
+
+/** A short random suffix for names that must not collide between runs. */
+export const suffix = () => Math.random().toString(36).slice(2, 7);
+
 /** Sign out through the shell: the logout entry may sit inside the user menu. */
 export async function signOut(page: Page): Promise<void> {
   const logout = page.getByTestId("logout");

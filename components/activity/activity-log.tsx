@@ -2,7 +2,7 @@
 
 import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { useTranslations } from "next-intl";
-import { Activity, FilterX, ListFilter, Search, SearchX, X } from "lucide-react";
+import { Activity, FilterX, ListFilter, SearchX } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -10,7 +10,6 @@ import { DatePicker } from "@/components/ui/date-picker";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
-import { Input } from "@/components/ui/input";
 import { MultiSelect, type MultiSelectOption } from "@/components/ui/multi-select";
 import { PageHeader } from "@/components/ui/page-header";
 import { Pagination } from "@/components/ui/pagination";
@@ -27,6 +26,7 @@ import {
   TableSkeletonRows,
 } from "@/components/ui/table";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
+import { SearchInput } from "@/components/ui/search-input";
 import { useDatePickerLabels, useMultiSelectLabels, usePagerLabels } from "@/components/users/labels";
 import { intParam, useUrlState } from "@/components/users/url-state";
 import { ACTIVITY_PAGE_SIZE, useActivity, useActivityFilters, type ActivityEvent } from "./queries";
@@ -169,27 +169,7 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
       <div className="mb-4 flex flex-col gap-3">
         <div className="flex flex-wrap items-start gap-x-3 gap-y-3">
           <Field label={t("filter.search")} className={cn(FILTER, "min-w-0 flex-1 md:max-w-sm")}>
-            <div className="relative">
-              <Search className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-fg-subtle" aria-hidden />
-              <Input
-                type="search"
-                data-testid="activity-search"
-                placeholder={t("search")}
-                value={text}
-                onChange={(e) => setText(e.target.value)}
-                className="pl-9 [&::-webkit-search-cancel-button]:hidden"
-              />
-              {text && (
-                <button
-                  type="button"
-                  aria-label={t("clearSearch")}
-                  onClick={() => setText("")}
-                  className="absolute right-2 top-1/2 -translate-y-1/2 rounded-sm p-1 text-fg-subtle hover:bg-hover hover:text-fg focus-visible:outline-2"
-                >
-                  <X className="size-3.5" aria-hidden />
-                </button>
-              )}
-            </div>
+            <SearchInput data-testid="activity-search" placeholder={t("search")} value={text} onValueChange={setText} clearLabel={t("clearSearch")} />
           </Field>
           <div
             className={cn(

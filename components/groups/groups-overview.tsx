@@ -3,7 +3,7 @@
 import { useMemo, useState } from "react";
 import { useTranslations } from "next-intl";
 import { useQueryClient } from "@tanstack/react-query";
-import { Ellipsis, Pencil, Plus, Search, SearchX, ShieldCheck, Trash2, UsersRound, X } from "lucide-react";
+import { Ellipsis, Pencil, Plus, SearchX, ShieldCheck, Trash2, UsersRound } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -12,7 +12,6 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { EmptyState } from "@/components/ui/empty-state";
 import { InlineError } from "@/components/ui/inline-error";
-import { Input } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import {
   Table,
@@ -26,6 +25,7 @@ import {
   TableSkeletonRows,
 } from "@/components/ui/table";
 import { toast } from "@/components/ui/toaster";
+import { SearchInput } from "@/components/ui/search-input";
 import { useServerError } from "@/components/users/server-errors";
 import { useUrlState } from "@/components/users/url-state";
 import { GroupDialog } from "./group-dialog";
@@ -162,27 +162,14 @@ export function GroupsOverview() {
         }
       />
       {total > 0 && (
-        <div className="relative mb-4 sm:max-w-sm">
-          <Search className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-fg-subtle" aria-hidden />
-          <Input
-            type="search"
-            aria-label={t("search")}
-            placeholder={t("search")}
-            value={filter}
-            onChange={(e) => setFilter(e.target.value)}
-            className="pl-9 [&::-webkit-search-cancel-button]:hidden"
-          />
-          {filter && (
-            <button
-              type="button"
-              aria-label={t("clearSearch")}
-              onClick={() => setFilter("")}
-              className="absolute right-2 top-1/2 -translate-y-1/2 rounded-sm p-1 text-fg-subtle hover:bg-hover hover:text-fg focus-visible:outline-2"
-            >
-              <X className="size-3.5" aria-hidden />
-            </button>
-          )}
-        </div>
+        <SearchInput
+          className="mb-4 sm:max-w-sm"
+          aria-label={t("search")}
+          placeholder={t("search")}
+          value={filter}
+          onValueChange={setFilter}
+          clearLabel={t("clearSearch")}
+        />
       )}
       {groups.isError ? (
         <InlineError message={t("loadFailed")} detail={groups.error.message} onRetry={() => groups.refetch()} retrying={groups.isFetching} />

@@ -3,7 +3,7 @@
 import { useMemo, useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Search, Terminal, Trash2, X } from "lucide-react";
+import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Search, Terminal, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { configFileName, deviceKeys, fetchNetworkDeviceConfig, useNetworkDevices, type NetworkDevice } from "@/components/devices/api";
 import { useApiErrorText } from "@/components/devices/errors";
@@ -14,7 +14,6 @@ import { downloadText } from "@/components/ui/download";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
 import { EmptyState } from "@/components/ui/empty-state";
 import { InlineError } from "@/components/ui/inline-error";
-import { Input } from "@/components/ui/input";
 import { Pagination } from "@/components/ui/pagination";
 import { usePagerLabels } from "@/components/users/labels";
 import { filterNetworkDevices, NETWORK_DEVICES_PAGE_SIZE, pageOf } from "./filter";
@@ -32,6 +31,7 @@ import {
   TableSkeletonRows,
 } from "@/components/ui/table";
 import { toast } from "@/components/ui/toaster";
+import { SearchInput } from "@/components/ui/search-input";
 import { AddNetworkDeviceDialog } from "./add-network-device-dialog";
 import { CliTokenDialog } from "./cli-command";
 import { EditNetworkDeviceDialog } from "./edit-network-device-dialog";
@@ -136,31 +136,18 @@ export function NetworkDevicesPage() {
     <>
       <PageHeader title={t("title")} description={t("description")} action={add} />
       {!!devices.data?.length && (
-        <div className="relative mb-4 min-w-0 sm:max-w-sm">
-          <Search className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-fg-subtle" aria-hidden />
-          <Input
-            type="search"
-            data-testid="nd-search"
-            aria-label={t("search")}
-            placeholder={t("search")}
-            value={text}
-            onChange={(e) => {
-              setText(e.target.value);
-              setPage(1);
-            }}
-            className="pl-9 [&::-webkit-search-cancel-button]:hidden"
-          />
-          {text && (
-            <button
-              type="button"
-              aria-label={t("clearSearch")}
-              onClick={() => setText("")}
-              className="absolute right-2 top-1/2 -translate-y-1/2 rounded-sm p-1 text-fg-subtle hover:bg-hover hover:text-fg focus-visible:outline-2"
-            >
-              <X className="size-3.5" aria-hidden />
-            </button>
-          )}
-        </div>
+        <SearchInput
+          className="mb-4 sm:max-w-sm"
+          data-testid="nd-search"
+          aria-label={t("search")}
+          placeholder={t("search")}
+          value={text}
+          onValueChange={(v) => {
+            setText(v);
+            setPage(1);
+          }}
+          clearLabel={t("clearSearch")}
+        />
       )}
       <TableContainer>
         <Table>

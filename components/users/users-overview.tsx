@@ -3,7 +3,7 @@
 import { memo, useEffect, useRef, useState } from "react";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
-import { Search, SearchX, ShieldCheck, ShieldOff, UserPlus, Users, X } from "lucide-react";
+import { SearchX, ShieldCheck, ShieldOff, UserPlus, Users } from "lucide-react";
 import type { UserInfo } from "@/lib/api/types";
 import { useCurrentUser } from "@/components/auth/use-current-user";
 import { displayName, UserAvatar } from "@/components/shell/user-avatar";
@@ -12,7 +12,6 @@ import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { EmptyState } from "@/components/ui/empty-state";
 import { InlineError } from "@/components/ui/inline-error";
-import { Input } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { Pagination } from "@/components/ui/pagination";
 import {
@@ -27,6 +26,7 @@ import {
   TableSkeletonRows,
 } from "@/components/ui/table";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
+import { SearchInput } from "@/components/ui/search-input";
 import { AddUserDialog } from "./add-user-dialog";
 import { usePagerLabels } from "./labels";
 import { USERS_PAGE_SIZE, useUsersPage, type UsersFilter, type UsersSort } from "./queries";
@@ -190,28 +190,15 @@ export function UsersOverview() {
         }
       />
       <div className="mb-4 flex flex-col gap-3 sm:flex-row sm:items-center">
-        <div className="relative min-w-0 flex-1 sm:max-w-sm">
-          <Search className="pointer-events-none absolute left-3 top-1/2 size-4 -translate-y-1/2 text-fg-subtle" aria-hidden />
-          <Input
-            type="search"
-            data-testid="users-search"
-            aria-label={t("search")}
-            placeholder={t("search")}
-            value={text}
-            onChange={(e) => setText(e.target.value)}
-            className="pl-9 [&::-webkit-search-cancel-button]:hidden"
-          />
-          {text && (
-            <button
-              type="button"
-              aria-label={t("clearSearch")}
-              onClick={() => setText("")}
-              className="absolute right-2 top-1/2 -translate-y-1/2 rounded-sm p-1 text-fg-subtle hover:bg-hover hover:text-fg focus-visible:outline-2"
-            >
-              <X className="size-3.5" aria-hidden />
-            </button>
-          )}
-        </div>
+        <SearchInput
+          className="flex-1 sm:max-w-sm"
+          data-testid="users-search"
+          aria-label={t("search")}
+          placeholder={t("search")}
+          value={text}
+          onValueChange={setText}
+          clearLabel={t("clearSearch")}
+        />
         <FilterSwitch value={filter} onChange={(f) => set({ filter: f === "all" ? null : f, page: null })} />
       </div>
 
