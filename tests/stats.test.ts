@@ -12,6 +12,7 @@ import { createUserDevice, listUserDevices } from "@/lib/devices/service";
 import { ingestBatch } from "@/lib/stats/ingest";
 import { updatePresence } from "@/lib/jobs/presence";
 import { bucketSeconds } from "@/lib/stats/service";
+import { getUserInfo } from "@/lib/users/service";
 import { generateKeyPair } from "@/lib/wireguard/keys";
 import { call, createUser, query, signIn, type Jar } from "./helpers";
 
@@ -135,3 +136,30 @@ describe("locking and clean-up", () => {
     expect(await query("select 1 from device_stats where location_id = $1", [spare])).toHaveLength(0);
   });
 });
+
+describe("per-device series", () => {
+  it("sums samples per bucket, aligned to the bucket, empty buckets dropped; the user is their full UserInfo", async () => {
+    const k = generateKeyPair().publicKey;
+    const id = (await createUserDevice(ACTOR, "walker", { name: "tablet", wireguard_pubkey: k, description: null })).device.id;
+    const minute = Math.floor(Date.now() / 60_000) * 60_000;
+    const at = (msBefore: number) => new Date(minute - msBefore).toISOString();
+    for (const [when, up, down] of [
+      [at(20 * 60_000) , 10, 1],
+      [at(10 * 60_000), 5, 2],
+      [at(10 * 60_000 - 5_000), 7, 3], // same minute as the one above
+      [at(5 * 60_000), 0, 0], // no traffic: no point
+    ] as const) {
+      await query("insert into device_stats (device_id, location_id, collected_at, upload, download) values ($1, $2, $3, $4, $5)", [id, locationId, when, up, down]);
+    }
+    const res = await call(usersStatsGet, { jar: admin, path: `/api/v1/network/${locationId}/stats/users`, params: { id: String(locationId) } });
+    expect(res.status).toBe(200);
+    const walker = res.json.user_devices.find((u: { user: { username: string } }) => u.user.username === "walker");
+    expect(walker.user).toEqual(JSON.parse(JSON.stringify(await getUserInfo(userId))));
+    const tablet = walker.devices.find((d: { name: string }) => d.name === "tablet");
+    expect(tablet.stats).toEqual([
+      { collected_at: at(20 * 60_000), upload: 10, download: 1 },
+      { collected_at: at(10 * 60_000), upload: 12, download: 5 },
+    ]);
+  });
+});
+

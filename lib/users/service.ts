@@ -77,6 +77,15 @@ export async function getUserInfo(userId: number, tx: Tx = getDb()): Promise<Use
   return toUserInfo(u.user, u.isAdmin, u.groups);
 }
 
+/** UserInfo of many users in one query (the entries the users_list_json triggers keep), by id. */
+export async function userInfos(ids: number[]): Promise<Map<number, UserInfo>> {
+  if (!ids.length) return new Map();
+  const r = await getDb().execute<{ user_id: number; body: string }>(
+    sql`select user_id, body from users_list_json where user_id = any(${sql.param(ids)}::int[])`,
+  );
+  return new Map(r.rows.map((row) => [Number(row.user_id), JSON.parse(row.body) as UserInfo]));
+}
+
 export async function findUserByUsername(tx: Tx, username: string) {
   const [u] = await tx.select().from(users).where(sql`lower(${users.username}) = lower(${username})`).limit(1);
   return u ?? null;
