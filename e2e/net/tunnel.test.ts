@@ -5,7 +5,8 @@
  *                        │ veth
  *   dgt-gw-<s>       to-root 198.51.100.254/30, to-client 198.51.100.1/26, to-client2 198.51.100.65/26,
  *                    agent (gateway/index.ts) + wireguard-go wg-dgt-<s>: 203.0.113.1/24, port 51820
- *   dgt-client-<s>   to-gw 198.51.100.2/26                       wg-quick (wireguard-go), device A = 203.0.113.2
+ *   dgt-client-<s>   to-gw 198.51.100.2/26                       wg-quick (wireguard-go), device A = 203.0.113.2,
+ *                                                                later the CLI-configured network device = 203.0.113.10
  *   dgt-client2-<s>  to-gw 198.51.100.66/26, 198.51.100.0/26 via .65   wg-quick (wireguard-go), device B = 203.0.113.3
  *
  * The console↔gateway link is NOT on 192.0.2.0/24: on these machines the host's own eth0 is
@@ -186,6 +187,7 @@ function startAgent(token: string, grpcPort: number) {
 describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway agent (network namespaces)", () => {
   let devA: Awaited<ReturnType<typeof joinDevice>>;
   let devB: Awaited<ReturnType<typeof joinDevice>>;
+  let netKey = "";
   let wgPid = 0;
   let wgIfindex: number | null = null;
   // The steps build on each other: after a failure the rest are skipped, not failed again.
@@ -365,6 +367,53 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     expect(await pingOk(NS.client2, "203.0.113.1", 1)).toBe(false);
   });
 
+  it("a network device configured the defguard CLI way (start_cli, then dg's two calls) gets its peer and a working tunnel", async () => {
+    const peersBefore = [...(await gwPeers(NS.gw, IF)).keys()].sort();
+    const cli = await api.ok<{ enrollment_token: string; enrollment_url: string }>("POST", "/device/network/start_cli", {
+      name: "router-c",
+      description: "set up with dg",
+      location_id: locationId,
+      assigned_ips: ["203.0.113.10"],
+    });
+    // Without a key the device is no peer (a CREATE would have arrived within milliseconds).
+    await sleep(500);
+    expect([...(await gwPeers(NS.gw, IF)).keys()].sort(), "no peer while the device has no key").toEqual(peersBefore);
+    // What `dg -u URL -t TOKEN` does: its own cookie jar, no console session.
+    const start = await fetch(`${cli.enrollment_url}/api/v1/enrollment/start`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ token: cli.enrollment_token }),
+    });
+    expect(start.status, await start.clone().text()).toBe(200);
+    const cookie = start.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+    const keys = generateKeyPair();
+    const t0 = performance.now();
+    const created = await fetch(`${cli.enrollment_url}/api/v1/enrollment/create_device`, {
+      method: "POST",
+      headers: { "content-type": "application/json", cookie },
+      body: JSON.stringify({ name: "", pubkey: keys.publicKey, token: null }),
+    });
+    const body = (await created.json()) as { configs: { network_id: number; config: string; assigned_ip: string; endpoint: string }[] };
+    expect(created.status, JSON.stringify(body)).toBe(200);
+    const answered = performance.now();
+    await until("the network device's peer on the gateway", async () => (await gwPeers(NS.gw, IF)).has(keys.publicKey), 5000, 5);
+    netKey = keys.publicKey;
+    log(`network device peer on the gateway ${(performance.now() - answered).toFixed(0)} ms after create_device answered (${(answered - t0).toFixed(0)} ms call)`);
+    const conf = body.configs.find((c) => c.network_id === locationId)!;
+    expect(conf).toMatchObject({ assigned_ip: "203.0.113.10", endpoint: "198.51.100.1:51820" });
+
+    // Bring it up in A's namespace in place of A's (deleted) tunnel.
+    await nsMust(NS.client, "wg-quick", ["down", join(tmp, `wgc-a-${sfx}.conf`)], {
+      env: { ...process.env, WG_QUICK_USERSPACE_IMPLEMENTATION: "wireguard-go", WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: "1" },
+    });
+    const file = join(tmp, `wgc-n-${sfx}.conf`);
+    writeFileSync(file, conf.config.replace("YOUR_PRIVATE_KEY", keys.privateKey), { mode: 0o600 });
+    await nsMust(NS.client, "wg-quick", ["up", file], {
+      env: { ...process.env, WG_QUICK_USERSPACE_IMPLEMENTATION: "wireguard-go", WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: "1" },
+    });
+    expect(await pingOk(NS.client, "203.0.113.1")).toBe(true);
+  });
+
   it("reconnects after a console restart and converges without recreating the interface", async () => {
     // Drift while the console is away: a stray peer appears on the gateway.
     const stray = generateKeyPair().publicKey;
@@ -381,6 +430,9 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     const gws = await api.ok<Record<string, { hostname: string; connected: boolean; name: string | null }[]>>("GET", "/network/gateways", undefined, 200);
     expect(gws[String(locationId)]).toEqual(expect.arrayContaining([expect.objectContaining({ hostname: NS.gw, connected: true, name: "net-test" })]));
     await until("stray peer removed", async () => !(await gwPeers(NS.gw, IF)).has(stray), 5000, 50);
+    expect((await gwPeers(NS.gw, IF)).has(netKey), "the CLI-configured network device is in the full config after the re-sync").toBe(true);
+    // Its owner (the admin) is untouched by bob's disable/enable; its tunnel still works.
+    expect(await pingOk(NS.client, "203.0.113.1", 1)).toBe(true);
     expect(wireguardGoPids(res, NS.gw, IF)).toEqual([wgPid]);
     expect(await ifindex(NS.gw, IF)).toBe(wgIfindex);
 
