@@ -544,8 +544,21 @@ describe("GET /device built by PostgreSQL", () => {
     const { devices } = await import("@/lib/db/schema");
     const { asc, eq } = await import("drizzle-orm");
     const rows = await getDb().select().from(devices).where(eq(devices.deviceType, "user")).orderBy(asc(devices.id));
-    const fromSql = JSON.parse(await listDevicesJson());
+    const fromSql = JSON.parse((await listDevicesJson()).toString("utf8"));
     expect(fromSql.length).toBeGreaterThan(0);
     expect(fromSql).toEqual(rows.map(toDevice));
+  });
+
+  it("the cached body follows changes made outside this process", async () => {
+    const { listDevicesJson } = await import("@/lib/devices/service");
+    const names = async () => (JSON.parse((await listDevicesJson()).toString("utf8")) as { id: number; name: string }[]).map((d) => d.name);
+    const before = await names();
+    expect(await names()).toEqual(before); // served from the cache
+    const [{ id }] = await query<{ id: number }>("select id from devices where device_type = 'user' order by id limit 1");
+    await query("update devices set name = 'renamed-by-sql' where id = $1", [id]);
+    expect(await names()).toContain("renamed-by-sql");
+    await query("delete from devices where id = $1", [id]);
+    expect(await names()).not.toContain("renamed-by-sql");
+    expect((await names()).length).toBe(before.length - 1);
   });
 });

@@ -159,18 +159,29 @@ export function assertOwnerOrAdmin(d: DeviceRow, caller: { userId: number; isAdm
 
 /**
  * GET /device: every user device (admins), as JSON text built by PostgreSQL in one query —
- * 10,000 devices without per-row work in Node. Same fields as toDevice.
+ * 10,000 devices without per-row work in Node. Same fields as toDevice. The body is cached with
+ * the devices list version (list_versions, bumped by a statement trigger on devices), so an
+ * unchanged list costs one lookup and a change from any console process shows at once.
  */
-export async function listDevicesJson(): Promise<string> {
-  const r = await getDb().execute<{ body: string }>(sql`
-    select coalesce(json_agg(json_build_object(
+export async function listDevicesJson(): Promise<Buffer> {
+  const db = getDb();
+  if (devicesListCache) {
+    const r = await db.execute<{ version: number }>(sql`select version from list_versions where name = 'devices'`);
+    if (r.rows[0]?.version === devicesListCache.version) return devicesListCache.body;
+  }
+  const r = await db.execute<{ body: string; version: number | null }>(sql`
+    select (select version from list_versions where name = 'devices') version,
+      coalesce(json_agg(json_build_object(
       'id', d.id, 'name', d.name, 'wireguard_pubkey', d.wireguard_pubkey, 'user_id', d.user_id,
       'created', to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
       'description', d.description, 'device_type', d.device_type, 'configured', d.configured) order by d.id), '[]')::text body
     from devices d where d.device_type = 'user'`);
-  return r.rows[0].body;
+  const body = Buffer.from(r.rows[0].body, "utf8");
+  devicesListCache = r.rows[0].version === null ? null : { version: r.rows[0].version, body };
+  return body;
 }
 
+let devicesListCache: { version: number; body: Buffer } | null = null;
 
 export async function getDevice(id: number, caller: { userId: number; isAdmin: boolean }) {
   const d = await requireDevice(getDb(), id, "user");

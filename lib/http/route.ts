@@ -71,6 +71,13 @@ export function json(data: unknown, init: { status?: number; headers?: HeadersIn
   return new Response(data === undefined ? "null" : JSON.stringify(data), { status: init.status ?? 200, headers });
 }
 
+/** A 200 with JSON already serialised (e.g. built by PostgreSQL, possibly cached): sent as is, not copied. */
+export function jsonBytes(body: Buffer): Response {
+  return new Response(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength), {
+    headers: { "content-type": "application/json", "cache-control": "no-store" },
+  });
+}
+
 export function errorResponse(status: number, msg: string, extra: Record<string, unknown> = {}): Response {
   return json({ msg, ...extra }, { status });
 }

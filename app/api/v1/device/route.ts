@@ -1,6 +1,5 @@
-import { route } from "@/lib/http/route";
+import { jsonBytes, route } from "@/lib/http/route";
 import { listDevicesJson } from "@/lib/devices/service";
 
-export const GET = route({ access: "admin" }, async () =>
-  new Response(await listDevicesJson(), { headers: { "content-type": "application/json", "cache-control": "no-store" } }),
-);
+/** Every user device, JSON built by PostgreSQL (cached until the devices change). */
+export const GET = route({ access: "admin" }, async () => jsonBytes(await listDevicesJson()));

@@ -1,15 +1,11 @@
-import { actorOf, json, route } from "@/lib/http/route";
+import { actorOf, json, jsonBytes, route } from "@/lib/http/route";
 import { createUserSchema, listUsersQuerySchema } from "@/lib/users/schema";
 import { createUser, listUsers, listUsersJson } from "@/lib/users/service";
 
 /** Full array without ?page (built as JSON by PostgreSQL); {data, pagination} with ?page. */
 export const GET = route({ access: "admin", query: listUsersQuerySchema }, async ({ query }) => {
   if (query.page !== undefined) return listUsers(query);
-  const body = await listUsersJson(query);
-  // A view of the (possibly cached) buffer, not a copy.
-  return new Response(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength), {
-    headers: { "content-type": "application/json", "cache-control": "no-store" },
-  });
+  return jsonBytes(await listUsersJson(query));
 });
 
 export const POST = route({ access: "admin", body: createUserSchema }, async (ctx) =>
