@@ -5,7 +5,7 @@
  * the login page; the activity log shows the "user_added" event.
  */
 import { expect, test, type Page } from "@playwright/test";
-import { adminPassword, message, pageApiStatus, signIn } from "./support";
+import { adminPassword, apiClient, message, pageApiStatus, signIn, signInAdmin, suffix } from "./support";
 
 const stamp = Date.now().toString(36);
 const user = {
@@ -114,4 +114,47 @@ test("admin adds a user; the user edits their profile, is refused admin pages, a
   const added = page.locator('[data-testid="activity-row"][data-event="user_added"]');
   await expect(added.filter({ hasText: `Added user ${user.username}` })).toBeVisible();
   await expect(added.first().getByTestId("activity-event")).toHaveText(message("en", "activity.events.user_added"));
+});
+
+test("a group gets its members from the searchable multi-select, by mouse and keyboard", async ({ page }) => {
+  const api = await apiClient();
+  const s = suffix();
+  for (const n of ["ann", "bea", "cid"]) {
+    await api.ok(api.post("/api/v1/user", { username: `ms-${n}-${s}`, first_name: n, last_name: "Pick", email: `ms-${n}-${s}@example.com`, password: "Passw0rd!x" }), 201);
+  }
+  await signInAdmin(page);
+  await page.goto("/groups");
+  await page.getByTestId("add-group").click();
+  await page.getByTestId("group-name").fill(`pickers-${s}`);
+  const members = page.getByTestId("group-members");
+  await members.getByRole("button").last().click();
+  const search = page.getByRole("combobox");
+  // Mouse: search, click an option.
+  await search.fill(`ms-ann-${s}`);
+  await page.getByRole("option", { name: new RegExp(`ms-ann-${s}`) }).click();
+  // Keyboard: search (the list is searched on the server: wait for it), arrow to the only
+  // match, Enter toggles it on.
+  await search.fill(`ms-bea-${s}`);
+  await expect(page.getByRole("option").first()).toHaveText(new RegExp(`ms-bea-${s}`));
+  await expect(page.getByRole("option")).toHaveCount(1);
+  await search.press("ArrowDown");
+  await search.press("Enter");
+  // Enter at once, before the server answered, must not pick one of the previous results.
+  await search.fill(`ms-cid-${s}`);
+  await search.press("Enter");
+  await expect(page.getByRole("option").first()).toHaveText(new RegExp(`ms-cid-${s}`));
+  await expect(page.getByRole("option")).toHaveCount(1);
+  await expect(members.getByTestId("multi-select-chip")).toHaveCount(2);
+  await search.press("Enter");
+  await expect(page.getByRole("option", { name: new RegExp(`ms-cid-${s}`) })).toHaveAttribute("aria-selected", "true");
+  // Backspace in an empty search removes the last chip (cid).
+  await search.fill("");
+  await search.press("Backspace");
+  await expect(members.getByTestId("multi-select-chip")).toHaveCount(2);
+  await search.press("Escape");
+  await page.getByTestId("group-submit").click();
+  await expect(page.getByTestId("group-dialog")).toHaveCount(0);
+
+  const group = await api.ok<{ name: string; members: string[] }>(api.get(`/api/v1/group/pickers-${s}`), 200);
+  expect([...group.members].sort()).toEqual([`ms-ann-${s}`, `ms-bea-${s}`]);
 });

@@ -57,7 +57,8 @@ function MembersPicker({ value, onChange }: { value: string[]; onChange: (v: str
       onChange={onChange}
       options={options}
       onSearchChange={setQuery}
-      loading={users.isFetching}
+      // Still debouncing counts as searching: the options shown are the previous query's.
+      loading={users.isFetching || query.trim() !== search}
       placeholder={t("membersPlaceholder")}
       labels={labels}
       chipLabel={(username) => username}

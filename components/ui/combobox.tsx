@@ -1,19 +1,14 @@
 "use client";
 
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent } from "react";
-import { Check, ChevronDown, Search, X } from "lucide-react";
+import { useRef, useState, type KeyboardEvent } from "react";
+import { ChevronDown, X } from "lucide-react";
 import { cn } from "./cn";
 import { useField } from "./field";
 import { controlClasses } from "./input";
-import { Popover, PopoverContent, PopoverTrigger } from "./popover";
-import { Spinner } from "./spinner";
+import { OptionPanel, useOptionList, type ListOption } from "./option-list";
+import { Popover, PopoverTrigger } from "./popover";
 
-export interface ComboboxOption {
-  value: string;
-  label: string;
-  /** A second, quieter line (e.g. the login under a full name). */
-  description?: string;
-}
+export type ComboboxOption = ListOption;
 
 export interface ComboboxLabels {
   /** Placeholder of the search box inside the list. */
@@ -43,12 +38,6 @@ interface ComboboxProps {
   "data-testid"?: string;
 }
 
-function matches(o: ComboboxOption, q: string): boolean {
-  const needle = q.trim().toLowerCase();
-  if (!needle) return true;
-  return [o.label, o.description, o.value].some((s) => s?.toLowerCase().includes(needle));
-}
-
 /** One value from a (searchable, possibly server-filtered) list; works by keyboard. */
 export function Combobox({
   value,
@@ -67,57 +56,31 @@ export function Combobox({
   "data-testid": testId,
 }: ComboboxProps) {
   const field = useField();
-  const listId = useId();
   const [open, setOpen] = useState(false);
-  const [query, setQuery] = useState("");
-  const [active, setActive] = useState(0);
-  const listRef = useRef<HTMLUListElement>(null);
+  const list = useOptionList(options, onSearchChange, loading);
 
   // Labels of values seen in earlier (server) results, so the trigger keeps the chosen name.
   const seen = useRef(new Map<string, string>());
   for (const o of options) seen.current.set(o.value, o.label);
   const shownLabel = value ? (seen.current.get(value) ?? selectedLabel ?? value) : null;
 
-  const visible = useMemo(() => (onSearchChange ? options : options.filter((o) => matches(o, query))), [options, query, onSearchChange]);
-  const listKey = visible.map((o) => o.value).join("\n");
-  useEffect(() => setActive(0), [listKey]);
-  useEffect(() => {
-    listRef.current?.querySelector(`[data-index="${active}"]`)?.scrollIntoView({ block: "nearest" });
-  }, [active]);
-
-  function search(q: string) {
-    setQuery(q);
-    onSearchChange?.(q);
-  }
-
   function pick(o: ComboboxOption) {
     onChange(o.value, o);
     setOpen(false);
-    search("");
+    list.search("");
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLInputElement>) {
-    if (e.key === "ArrowDown") {
-      e.preventDefault();
-      setActive((a) => Math.min(visible.length - 1, a + 1));
-    } else if (e.key === "ArrowUp") {
-      e.preventDefault();
-      setActive((a) => Math.max(0, a - 1));
-    } else if (e.key === "Enter") {
-      e.preventDefault();
-      const o = visible[active];
-      if (o) pick(o);
-    }
+    list.navigate(e, pick);
   }
 
   const isInvalid = invalid ?? field?.invalid;
-  const activeId = visible[active] ? `${listId}-${active}` : undefined;
   return (
     <Popover
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
-        if (!next) search("");
+        if (!next) list.search("");
       }}
     >
       <div className={cn("relative", className)}>
@@ -149,58 +112,15 @@ export function Combobox({
           </button>
         )}
       </div>
-      <PopoverContent
-        align="start"
-        className="w-[var(--radix-popover-trigger-width)] min-w-60 p-0"
-        onOpenAutoFocus={(e) => {
-          e.preventDefault();
-          (e.currentTarget as HTMLElement).querySelector("input")?.focus();
-        }}
-      >
-        <div className="flex items-center gap-2 border-b border-border px-3">
-          <Search className="size-4 shrink-0 text-fg-subtle" aria-hidden />
-          <input
-            role="combobox"
-            aria-expanded
-            aria-controls={listId}
-            aria-activedescendant={activeId}
-            aria-autocomplete="list"
-            aria-label={labels.search}
-            placeholder={labels.search}
-            value={query}
-            onChange={(e) => search(e.target.value)}
-            onKeyDown={onKeyDown}
-            className="h-9 w-full bg-transparent text-sm text-fg outline-none placeholder:text-fg-subtle"
-          />
-          {loading && <Spinner size={14} className="shrink-0 text-fg-subtle" />}
-        </div>
-        <ul ref={listRef} id={listId} role="listbox" aria-label={ariaLabel ?? labels.search} className="max-h-64 overflow-y-auto p-1">
-          {visible.map((o, i) => {
-            const selected = o.value === value;
-            return (
-              <li
-                key={o.value}
-                id={`${listId}-${i}`}
-                data-index={i}
-                role="option"
-                aria-selected={selected}
-                data-active={i === active || undefined}
-                onMouseMove={() => setActive(i)}
-                onMouseDown={(e) => e.preventDefault()}
-                onClick={() => pick(o)}
-                className="flex min-h-8 cursor-default select-none items-center gap-2 rounded-md px-2 py-1 text-sm data-[active]:bg-hover"
-              >
-                <span className="min-w-0 flex-1">
-                  <span className="block truncate">{o.label}</span>
-                  {o.description && <span className="block truncate text-xs text-fg-muted">{o.description}</span>}
-                </span>
-                {selected && <Check className="size-4 shrink-0 text-accent" aria-hidden />}
-              </li>
-            );
-          })}
-          {visible.length === 0 && !loading && <li className="px-2 py-3 text-center text-sm text-fg-muted">{labels.empty}</li>}
-        </ul>
-      </PopoverContent>
+      <OptionPanel
+        list={list}
+        labels={labels}
+        loading={loading}
+        aria-label={ariaLabel}
+        isSelected={(o) => o.value === value}
+        onPick={pick}
+        onKeyDown={onKeyDown}
+      />
     </Popover>
   );
 }

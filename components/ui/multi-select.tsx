@@ -1,18 +1,13 @@
 "use client";
 
-import { useEffect, useId, useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
-import { Check, ChevronDown, Search, X } from "lucide-react";
+import { useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
+import { ChevronDown, X } from "lucide-react";
 import { cn } from "./cn";
 import { useField } from "./field";
-import { Popover, PopoverAnchor, PopoverContent, PopoverTrigger } from "./popover";
-import { Spinner } from "./spinner";
+import { OptionPanel, useOptionList, type ListOption } from "./option-list";
+import { Popover, PopoverAnchor, PopoverTrigger } from "./popover";
 
-export interface MultiSelectOption {
-  value: string;
-  label: string;
-  /** A second, quieter line (e.g. the login under a full name). */
-  description?: string;
-}
+export type MultiSelectOption = ListOption;
 
 export interface MultiSelectLabels {
   /** Placeholder of the search box inside the list. */
@@ -57,12 +52,6 @@ interface MultiSelectProps {
   "data-testid"?: string;
 }
 
-function matches(o: MultiSelectOption, q: string): boolean {
-  const needle = q.trim().toLowerCase();
-  if (!needle) return true;
-  return [o.label, o.description, o.value].some((s) => s?.toLowerCase().includes(needle));
-}
-
 /** Several values from a list, shown as removable chips; the list has a search box and works by keyboard. */
 export function MultiSelect({
   value,
@@ -83,63 +72,34 @@ export function MultiSelect({
   "data-testid": testId,
 }: MultiSelectProps) {
   const field = useField();
-  const listId = useId();
   const [open, setOpen] = useState(false);
-  const [query, setQuery] = useState("");
-  const [active, setActive] = useState(0);
   const [expanded, setExpanded] = useState(false);
-  const listRef = useRef<HTMLUListElement>(null);
+  const list = useOptionList(options, onSearchChange, loading);
 
   // Labels of values seen in earlier (server) results, so chips keep their names.
   const seen = useRef(new Map<string, string>());
   for (const o of options) seen.current.set(o.value, o.label);
   const labelOf = (v: string) => chipLabel?.(v) ?? seen.current.get(v) ?? getLabel?.(v) ?? v;
-
-  const visible = useMemo(() => (onSearchChange ? options : options.filter((o) => matches(o, query))), [options, query, onSearchChange]);
   const selected = useMemo(() => new Set(value), [value]);
-
-  // Back to the first option whenever the list itself changes (not on every render).
-  const listKey = visible.map((o) => o.value).join("\n");
-  useEffect(() => setActive(0), [listKey]);
-  useEffect(() => {
-    listRef.current?.querySelector(`[data-index="${active}"]`)?.scrollIntoView({ block: "nearest" });
-  }, [active]);
-
-  function search(q: string) {
-    setQuery(q);
-    onSearchChange?.(q);
-  }
 
   function toggle(v: string) {
     onChange(selected.has(v) ? value.filter((x) => x !== v) : [...value, v]);
   }
 
   function onKeyDown(e: KeyboardEvent<HTMLInputElement>) {
-    if (e.key === "ArrowDown") {
-      e.preventDefault();
-      setActive((a) => Math.min(visible.length - 1, a + 1));
-    } else if (e.key === "ArrowUp") {
-      e.preventDefault();
-      setActive((a) => Math.max(0, a - 1));
-    } else if (e.key === "Enter") {
-      e.preventDefault();
-      const o = visible[active];
-      if (o) toggle(o.value);
-    } else if (e.key === "Backspace" && !query && value.length) {
-      onChange(value.slice(0, -1));
-    }
+    if (list.navigate(e, (o) => toggle(o.value))) return;
+    if (e.key === "Backspace" && !list.query && value.length) onChange(value.slice(0, -1));
   }
 
   const shown = expanded ? value : value.slice(0, maxChips);
   const hidden = value.length - shown.length;
-  const activeId = visible[active] ? `${listId}-${active}` : undefined;
 
   return (
     <Popover
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
-        if (!next) search("");
+        if (!next) list.search("");
       }}
     >
       <PopoverAnchor asChild>
@@ -208,78 +168,17 @@ export function MultiSelect({
           )}
         </div>
       </PopoverAnchor>
-      <PopoverContent
-        align="start"
-        className="w-[var(--radix-popover-trigger-width)] min-w-60 p-0"
-        onOpenAutoFocus={(e) => {
-          // Focus the search box rather than the first focusable element.
-          e.preventDefault();
-          (e.currentTarget as HTMLElement).querySelector("input")?.focus();
-        }}
-      >
-        <div className="flex items-center gap-2 border-b border-border px-3">
-          <Search className="size-4 shrink-0 text-fg-subtle" aria-hidden />
-          <input
-            role="combobox"
-            aria-expanded
-            aria-controls={listId}
-            aria-activedescendant={activeId}
-            aria-autocomplete="list"
-            aria-label={labels.search}
-            placeholder={labels.search}
-            value={query}
-            onChange={(e) => search(e.target.value)}
-            onKeyDown={onKeyDown}
-            className="h-9 w-full bg-transparent text-sm text-fg outline-none placeholder:text-fg-subtle"
-          />
-          {loading && <Spinner size={14} className="shrink-0 text-fg-subtle" />}
-        </div>
-        <ul
-          ref={listRef}
-          id={listId}
-          role="listbox"
-          aria-multiselectable
-          aria-label={ariaLabel ?? labels.search}
-          className="max-h-64 overflow-y-auto p-1"
-        >
-          {visible.map((o, i) => {
-            const isSelected = selected.has(o.value);
-            return (
-              <li
-                key={o.value}
-                id={`${listId}-${i}`}
-                data-index={i}
-                role="option"
-                aria-selected={isSelected}
-                data-active={i === active || undefined}
-                onMouseMove={() => setActive(i)}
-                onMouseDown={(e) => e.preventDefault()}
-                onClick={() => toggle(o.value)}
-                className="flex min-h-8 cursor-default select-none items-center gap-2 rounded-md px-2 py-1 text-sm data-[active]:bg-hover"
-              >
-                <span
-                  aria-hidden
-                  className={cn(
-                    "flex size-4 shrink-0 items-center justify-center rounded-sm border",
-                    isSelected ? "border-accent bg-accent text-accent-fg" : "border-border-strong",
-                  )}
-                >
-                  {isSelected && <Check className="size-3" strokeWidth={3} />}
-                </span>
-                {renderOption ? (
-                  renderOption(o)
-                ) : (
-                  <span className="min-w-0 flex-1">
-                    <span className="block truncate">{o.label}</span>
-                    {o.description && <span className="block truncate text-xs text-fg-muted">{o.description}</span>}
-                  </span>
-                )}
-              </li>
-            );
-          })}
-          {visible.length === 0 && !loading && <li className="px-2 py-3 text-center text-sm text-fg-muted">{labels.empty}</li>}
-        </ul>
-      </PopoverContent>
+      <OptionPanel
+        list={list}
+        labels={labels}
+        loading={loading}
+        aria-label={ariaLabel}
+        multiple
+        isSelected={(o) => selected.has(o.value)}
+        onPick={(o) => toggle(o.value)}
+        onKeyDown={onKeyDown}
+        renderOption={renderOption}
+      />
     </Popover>
   );
 }

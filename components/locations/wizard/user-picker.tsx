@@ -43,7 +43,8 @@ export function UserPicker({ value, onChange, invalid, "aria-label": ariaLabel, 
       onChange={(v, o) => onChange(v && o ? { id: Number(v), username: o.label } : null)}
       options={options}
       onSearchChange={setQuery}
-      loading={users.isFetching}
+      // Still debouncing counts as searching: the options shown are the previous query's.
+      loading={users.isFetching || query.trim() !== search}
       placeholder={t("placeholder")}
       invalid={invalid}
       aria-label={ariaLabel}
