@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { apiClient, signInAdmin, suffix, type ApiClient } from "./support";
+import { apiClient, signInAdmin, suffix, type ApiClient, createLocation } from "./support";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/import.conf", import.meta.url));
 const WG_QUICK = "/usr/bin/wg-quick";
@@ -99,23 +99,7 @@ test("a device with a browser-made key downloads a config that matches its publi
   const api = await apiClient();
   const s = suffix();
   const locationName = `dl-${s}`;
-  const location = await api.ok<{ id: number }>(
-    api.post("/api/v1/network", {
-      name: locationName,
-      address: `10.${100 + Math.floor(Math.random() * 100)}.0.1/24`,
-      endpoint: "vpn.e2e.example",
-      port: 51999,
-      allowed_ips: "10.0.0.0/8",
-      dns: "10.0.0.53",
-      allowed_groups: [],
-      keepalive_interval: 25,
-      peer_disconnect_threshold: 300,
-      acl_enabled: false,
-      acl_default_allow: false,
-      location_mfa_mode: "disabled",
-    }),
-    201,
-  );
+  const location = await createLocation(api, { name: locationName, dns: "10.0.0.53" });
   const deviceName = `laptop-${s}`;
 
   await signInAdmin(page);

@@ -7,7 +7,7 @@
  */
 import { generateKeyPairSync } from "node:crypto";
 import { expect, request, test, type Page } from "@playwright/test";
-import { apiClient, baseURL, message, signInAdmin, suffix } from "./support";
+import { apiClient, baseURL, message, signInAdmin, suffix, createLocation } from "./support";
 
 /** A WireGuard public key (x25519, base64), as `dg` would send. */
 function newPublicKey(): string {
@@ -28,23 +28,7 @@ async function shownCommand(page: Page): Promise<{ url: string; token: string }>
 test("a network device set up with the defguard CLI gets its key from the CLI", async ({ page }) => {
   const api = await apiClient();
   const s = suffix();
-  const location = await api.ok<{ id: number; name: string; pubkey: string }>(
-    api.post("/api/v1/network", {
-      name: `cli-${s}`,
-      address: `10.${100 + Math.floor(Math.random() * 100)}.0.1/24`,
-      endpoint: "vpn.e2e.example",
-      port: 51998,
-      allowed_ips: "10.0.0.0/8",
-      dns: "",
-      allowed_groups: [],
-      keepalive_interval: 25,
-      peer_disconnect_threshold: 300,
-      acl_enabled: false,
-      acl_default_allow: false,
-      location_mfa_mode: "disabled",
-    }),
-    201,
-  );
+  const location = await createLocation(api, { name: `cli-${s}`, port: 51998 });
   const name = `cli-router-${s}`;
 
   await signInAdmin(page);

@@ -128,3 +128,25 @@ export class ApiClient {
 export function apiClient(username?: string, password?: string): Promise<ApiClient> {
   return ApiClient.as(username, password);
 }
+
+/** A location made through the API, with defaults for every field a spec does not care about. */
+export async function createLocation<T = { id: number; name: string; pubkey: string }>(api: ApiClient, fields: Record<string, unknown> & { name: string }): Promise<T> {
+  return api.ok<T>(
+    api.post("/api/v1/network", {
+      address: `10.${100 + Math.floor(Math.random() * 100)}.0.1/24`,
+      endpoint: "vpn.e2e.example",
+      port: 51999,
+      allowed_ips: "10.0.0.0/8",
+      dns: "",
+      allowed_groups: [],
+      keepalive_interval: 25,
+      peer_disconnect_threshold: 300,
+      acl_enabled: false,
+      acl_default_allow: false,
+      location_mfa_mode: "disabled",
+      ...fields,
+    }),
+    201,
+  );
+}
+
