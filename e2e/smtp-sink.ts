@@ -1,12 +1,13 @@
 /**
  * A local SMTP sink for the end-to-end specs (the `smtp-server` package): accepts every message
  * on loopback and keeps its raw text, so a spec reads the codes the console really e-mailed.
- * (tests/smtp-sink.ts does the same for vitest but needs the test database helpers.)
+ * The vitest suites use it too (tests/smtp-sink.ts adds pointing the settings at it).
  */
 import { createServer } from "node:net";
 import { SMTPServer } from "smtp-server";
 
 export interface SunkMail {
+  from: string;
   to: string[];
   subject: string;
   raw: string;
@@ -45,6 +46,7 @@ export async function startSmtpSink(): Promise<SmtpSink> {
       stream.on("end", () => {
         const raw = Buffer.concat(chunks).toString("utf8");
         messages.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : "",
           to: session.envelope.rcptTo.map((r) => r.address),
           subject: /^Subject: (.*)$/im.exec(raw)?.[1]?.trim() ?? "",
           raw,
