@@ -17,19 +17,15 @@ import { startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/s
 import { startHub, stopHub } from "./lib/gateways/hub";
 import { resetStaleConnections } from "./lib/gateways/service";
 import { startJobs } from "./lib/jobs/runner";
+import { clientAddress } from "./lib/http/client-ip";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.argv.includes("--dev");
 const log = (m: string) => console.log(`[defguard] ${m}`);
 
 function clientIp(req: IncomingMessage): string {
-  // Behind a reverse proxy the operator opts in to X-Forwarded-For.
-  if (process.env.DEFGUARD_TRUST_PROXY === "1") {
-    const fwd = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(fwd) ? fwd[0] : fwd)?.split(",")[0]?.trim();
-    if (first) return first;
-  }
-  return (req.socket.remoteAddress ?? "").replace(/^::ffff:/, "");
+  // Behind a reverse proxy the operator opts in to X-Forwarded-For (DEFGUARD_TRUST_PROXY).
+  return clientAddress(req.headers["x-forwarded-for"], req.socket.remoteAddress);
 }
 
 async function main() {

@@ -47,3 +47,28 @@ export function secret(name: SecretName): string {
   if (!v) throw new Error(`${SECRET_NAMES[name]} is not set (server start-up resolves it)`);
   return v;
 }
+
+function positiveInt(name: string, fallback: number): number {
+  const n = Number(process.env[name]);
+  return Number.isInteger(n) && n > 0 ? n : fallback;
+}
+
+/** Live sessions one user may hold; signing in once more ends the oldest (default 10). */
+export function maxSessionsPerUser(): number {
+  return positiveInt("DEFGUARD_MAX_SESSIONS_PER_USER", 10);
+}
+
+/** Whether X-Forwarded-For is used for the client address (DEFGUARD_TRUST_PROXY=1). */
+export function trustProxy(): boolean {
+  return process.env.DEFGUARD_TRUST_PROXY === "1";
+}
+
+/**
+ * Reverse proxies in front of the console whose X-Forwarded-For entries are trusted (default
+ * 1). The client address is the entry that many places from the right: each trusted proxy
+ * appends the address it received the request from, so entries further left are whatever
+ * the client sent and cannot be trusted.
+ */
+export function trustedProxyHops(): number {
+  return positiveInt("DEFGUARD_TRUSTED_PROXY_HOPS", 1);
+}

@@ -7,6 +7,8 @@ export class AppError extends Error {
     readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 503,
     readonly msg: string,
     readonly field?: string,
+    /** Machine-readable `code` in the body and extra response headers (e.g. Retry-After). */
+    readonly extra: { code?: string; headers?: Record<string, string> } = {},
   ) {
     super(msg);
     this.name = "AppError";
@@ -19,4 +21,6 @@ export const forbidden = (msg = "forbidden") => new AppError(403, msg);
 export const notFound = (msg = "not found") => new AppError(404, msg);
 export const conflict = (msg: string, field?: string) => new AppError(409, msg, field);
 export const unprocessable = (msg: string, field?: string) => new AppError(422, msg, field);
-export const tooManyRequests = (msg: string) => new AppError(429, msg);
+/** 429; with `retryAfterSeconds` the answer carries a Retry-After header. */
+export const tooManyRequests = (msg: string, retryAfterSeconds?: number) =>
+  new AppError(429, msg, undefined, retryAfterSeconds ? { headers: { "retry-after": String(Math.max(1, Math.ceil(retryAfterSeconds))) } } : {});

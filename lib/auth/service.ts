@@ -1,19 +1,19 @@
-import { and, eq, gt, or, sql } from "drizzle-orm";
+import { or, sql } from "drizzle-orm";
 import { getDb } from "../db";
-import { loginFailures, loginLockouts, users } from "../db/schema";
-import { AppError, tooManyRequests, unauthorized } from "../errors";
+import { users } from "../db/schema";
+import { AppError, unauthorized } from "../errors";
 import type { LoginInput } from "./schema";
 import { verifyPassword } from "./password";
 import { createSession, deleteSessionByToken } from "./session";
+import { assertNotLocked, clearFailures, normaliseLogin, recordFailure } from "./throttle";
 import { recordActivity } from "../activity/service";
+import { transaction } from "../events";
 import { getSettings } from "../settings/service";
 
-/** Lockout rule (API.md): 5 failures within 60 s lock the login for 5 minutes. */
-export const LOCKOUT = { maxFailures: 5, windowSeconds: 60, lockSeconds: 300 } as const;
+export { assertNotLocked, clearFailures, recordFailure } from "./throttle";
 
 export const MSG = {
   badCredentials: "invalid username or password",
-  locked: "too many bad login attempts, try again in a few minutes",
   disabled: "user account is disabled",
 } as const;
 
@@ -36,57 +36,6 @@ async function hasSecurityKeys(userId: number): Promise<boolean> {
   return r.rows.length > 0;
 }
 
-function normaliseLogin(login: string): string {
-  return login.trim().toLowerCase();
-}
-
-/**
- * While a login is locked, every attempt extends the lock (API.md) and is refused before the
- * password is even looked at. Returns normally when the login is not locked.
- */
-export async function assertNotLocked(login: string): Promise<void> {
-  const key = normaliseLogin(login);
-  const extended = await getDb()
-    .update(loginLockouts)
-    .set({ lockedUntil: sql`now() + make_interval(secs => ${LOCKOUT.lockSeconds})` })
-    .where(and(eq(loginLockouts.login, key), gt(loginLockouts.lockedUntil, sql`now()`)))
-    .returning({ login: loginLockouts.login });
-  if (extended.length > 0) throw tooManyRequests(MSG.locked);
-}
-
-/** Count a failed attempt (password or, later, an MFA code); lock the login at the threshold. */
-export async function recordFailure(login: string): Promise<void> {
-  const key = normaliseLogin(login);
-  await getDb().transaction(async (tx) => {
-    // Serialise concurrent failures for one login so the threshold is exact.
-    await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"login:" + key}))`);
-    await tx.insert(loginFailures).values({ login: key });
-    const [{ n }] = await tx
-      .select({ n: sql<number>`count(*)::int` })
-      .from(loginFailures)
-      .where(
-        and(
-          eq(loginFailures.login, key),
-          gt(loginFailures.at, sql`now() - make_interval(secs => ${LOCKOUT.windowSeconds})`),
-        ),
-      );
-    if (n >= LOCKOUT.maxFailures) {
-      await tx
-        .insert(loginLockouts)
-        .values({ login: key, lockedUntil: sql`now() + make_interval(secs => ${LOCKOUT.lockSeconds})` })
-        .onConflictDoUpdate({
-          target: loginLockouts.login,
-          set: { lockedUntil: sql`now() + make_interval(secs => ${LOCKOUT.lockSeconds})` },
-        });
-      await tx.delete(loginFailures).where(eq(loginFailures.login, key));
-    }
-  });
-}
-
-export async function clearFailures(login: string): Promise<void> {
-  await getDb().delete(loginFailures).where(eq(loginFailures.login, normaliseLogin(login)));
-}
-
 /** POST /auth: check the lockout, the password and the account, then open a session. */
 export async function login(input: LoginInput, meta: RequestMeta): Promise<LoginResult> {
   const typed = normaliseLogin(input.username);
@@ -97,17 +46,18 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
     .limit(1);
   // One counter per account, whether the login was typed as the username or the e-mail.
   const key = user ? normaliseLogin(user.username) : typed;
-  await assertNotLocked(key);
+  await assertNotLocked(key, meta.ip);
   const ok = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !ok) {
-    await recordFailure(key);
-    await recordActivity(getDb(), { userId: user?.id ?? null, username: user?.username ?? key.slice(0, 64), ip: meta.ip }, {
-      event: "user_login_failed",
-      description: user ? "Wrong password" : "Unknown user",
-    });
+    await recordFailure(key, meta.ip, (tx) =>
+      recordActivity(tx, { userId: user?.id ?? null, username: user?.username ?? key.slice(0, 64), ip: meta.ip }, {
+        event: "user_login_failed",
+        description: user ? "Wrong password" : "Unknown user",
+      }),
+    );
     throw unauthorized(MSG.badCredentials);
   }
-  await clearFailures(key);
+  await clearFailures(key, meta.ip);
   const actor = { userId: user.id, username: user.username, ip: meta.ip };
   if (!user.isActive) {
     await recordActivity(getDb(), actor, { event: "user_login_failed", description: "Account is disabled" });
@@ -128,14 +78,20 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
       },
     };
   }
-  const token = await createSession(getDb(), user.id, "authenticated", meta);
-  await recordActivity(getDb(), actor, { event: "user_login" });
+  // The session and its activity record exist together or not at all.
+  const token = await transaction(async (tx) => {
+    const t = await createSession(tx, user.id, "authenticated", meta);
+    await recordActivity(tx, actor, { event: "user_login" });
+    return t;
+  });
   const { requireMfa } = await getSettings();
   return { kind: "signed_in", userId: user.id, token, mfaSetupRequired: requireMfa && !user.mfaEnabled };
 }
 
 /** POST /auth/logout: end this session. */
 export async function logout(sessionToken: string, actor: { userId: number; username: string; ip: string | null }) {
-  await deleteSessionByToken(sessionToken);
-  await recordActivity(getDb(), actor, { event: "user_logout" });
+  await transaction(async (tx) => {
+    await deleteSessionByToken(sessionToken, tx);
+    await recordActivity(tx, actor, { event: "user_logout" });
+  });
 }

@@ -1,13 +1,18 @@
-import { and, eq, gt, sql } from "drizzle-orm";
+import { and, eq, gt, ne, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, sessions, users } from "../db/schema";
 import { hmac, randomToken, sha256hex } from "../crypto";
-import { secret } from "../config";
+import { maxSessionsPerUser, secret } from "../config";
+import { AppError } from "../errors";
 
 export const SESSION_COOKIE = "defguard_session";
 export const XSRF_COOKIE = "XSRF-TOKEN";
 export const XSRF_HEADER = "x-xsrf-token";
 export const SESSION_TTL_SECONDS = 7 * 24 * 3600;
+/** A session waiting for its second factor lives at most this long. */
+export const PENDING_SESSION_TTL_SECONDS = 10 * 60;
+/** How long a proof of the password or a second factor counts as fresh ("sudo mode"). */
+export const REAUTH_WINDOW_SECONDS = 10 * 60;
 
 export type SessionState = "password_verified" | "authenticated";
 
@@ -30,6 +35,8 @@ export interface Session {
   data: Record<string, unknown>;
   user: SessionUser;
   policy: SessionPolicy;
+  /** The session proved the password or a second factor within REAUTH_WINDOW_SECONDS. */
+  fresh: boolean;
 }
 
 /**
@@ -43,6 +50,11 @@ export const GROUPS_ID = sql.raw('"groups"."id"');
 export const isAdminSql = (userId: unknown = USERS_ID) =>
   sql<boolean>`exists (select 1 from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${userId} and g.is_admin)`;
 
+/**
+ * Open a session for a user who has just proved the password (and, for "authenticated" after
+ * MFA, a second factor): its proof is fresh. A user keeps at most maxSessionsPerUser() live
+ * sessions; the oldest ones (and any expired ones) end here.
+ */
 export async function createSession(
   tx: Tx,
   userId: number,
@@ -50,14 +62,21 @@ export async function createSession(
   meta: { ip: string | null; userAgent: string | null },
 ): Promise<string> {
   const token = randomToken(32);
+  const id = sha256hex(token);
+  const ttl = state === "authenticated" ? SESSION_TTL_SECONDS : PENDING_SESSION_TTL_SECONDS;
   await tx.insert(sessions).values({
-    id: sha256hex(token),
+    id,
     userId,
     state,
     ip: meta.ip,
     userAgent: meta.userAgent?.slice(0, 512) ?? null,
-    expiresAt: new Date(Date.now() + SESSION_TTL_SECONDS * 1000),
+    expiresAt: sql`now() + make_interval(secs => ${ttl})` as unknown as Date,
+    reauthAt: sql`now()` as unknown as Date,
   });
+  await tx.execute(sql`
+    delete from ${sessions} where user_id = ${userId} and id not in (
+      select id from ${sessions} where user_id = ${userId} and expires_at > now()
+      order by (id = ${id}) desc, created_at desc limit ${maxSessionsPerUser()})`);
   return token;
 }
 
@@ -74,6 +93,7 @@ export async function findSession(token: string): Promise<Session | null> {
       mfaEnabled: users.mfaEnabled,
       isAdmin: isAdminSql(),
       requireMfa: sql<boolean>`coalesce((select s.require_mfa from settings s where s.id = 1), false)`,
+      fresh: sql<boolean>`coalesce(${sessions.reauthAt} > now() - make_interval(secs => ${REAUTH_WINDOW_SECONDS}), false)`,
     })
     .from(sessions)
     .innerJoin(users, eq(users.id, sessions.userId))
@@ -87,15 +107,41 @@ export async function findSession(token: string): Promise<Session | null> {
     data: r.data,
     user: { id: r.userId, username: r.username, isActive: r.isActive, mfaEnabled: r.mfaEnabled, isAdmin: r.isAdmin },
     policy: { requireMfa: r.requireMfa },
+    fresh: r.fresh,
   };
 }
 
-export async function deleteSessionByToken(token: string): Promise<void> {
-  await getDb().delete(sessions).where(eq(sessions.id, sha256hex(token)));
+export async function deleteSessionByToken(token: string, tx: Tx = getDb()): Promise<void> {
+  await tx.delete(sessions).where(eq(sessions.id, sha256hex(token)));
 }
 
+/** End every session of a user (password set by an admin or reset, account disabled). */
 export async function deleteUserSessions(tx: Tx, userId: number): Promise<void> {
   await tx.delete(sessions).where(eq(sessions.userId, userId));
+}
+
+/** End every session of a user but `keepSessionId` (the user changed their own password). */
+export async function deleteOtherSessions(tx: Tx, userId: number, keepSessionId: string): Promise<void> {
+  await tx.delete(sessions).where(and(eq(sessions.userId, userId), ne(sessions.id, keepSessionId)));
+}
+
+/** The session proved the password or a second factor again (POST /auth/reauth). */
+export async function markReauthenticated(tx: Tx, sessionId: string): Promise<void> {
+  await tx.update(sessions).set({ reauthAt: sql`now()` }).where(eq(sessions.id, sessionId));
+}
+
+export const REAUTH_REQUIRED = {
+  code: "reauth_required",
+  msg: "For your security, confirm it is you: enter your password (or a code from your authenticator app) again, then retry.",
+} as const;
+
+/**
+ * The one rule of "sudo mode": changing sign-in security (turning MFA or a method off,
+ * replacing a TOTP secret, deleting a security key, changing an e-mail address) needs a
+ * session whose proof is fresh. Otherwise 403 {msg, code: "reauth_required"}.
+ */
+export function requireFreshProof(session: Pick<Session, "fresh">): void {
+  if (!session.fresh) throw new AppError(403, REAUTH_REQUIRED.msg, undefined, { code: REAUTH_REQUIRED.code });
 }
 
 /** The anti-forgery token is bound to the session: HMAC(secret key, session token). */

@@ -208,7 +208,8 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       return out instanceof Response ? out : json(out);
     } catch (err) {
       if (err instanceof AppError) {
-        return errorResponse(err.status, err.msg, err.field ? { field: err.field } : {});
+        const extra = { ...(err.field ? { field: err.field } : {}), ...(err.extra.code ? { code: err.extra.code } : {}) };
+        return json({ msg: err.msg, ...extra }, { status: err.status, headers: err.extra.headers });
       }
       // drizzle wraps driver errors; the PostgreSQL SQLSTATE is on the error or its cause.
       const e = err as { code?: string; cause?: { code?: string } };

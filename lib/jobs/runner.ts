@@ -3,6 +3,7 @@ import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
+import { pruneAuthState } from "../auth/prune";
 
 /**
  * Periodic jobs. Each tick runs a job inside a transaction-scoped advisory lock, so with
@@ -21,6 +22,7 @@ const JOBS: Job[] = [
   { id: 7_241_002, name: "stats-retention", everyMs: 3_600_000, run: pruneStats },
   { id: 7_241_003, name: "gateway-notifications", everyMs: 30_000, run: notifyGateways },
   { id: 7_241_004, name: "enrollment-token-retention", everyMs: 3_600_000, run: pruneEnrollmentTokens },
+  { id: 7_241_005, name: "sign-in-state-retention", everyMs: 600_000, run: pruneAuthState },
 ];
 
 async function runOnce(job: Job): Promise<void> {

@@ -385,7 +385,7 @@ async function secondFactor(
 ): Promise<{ token: string; userId: number }> {
   requirePending(session);
   const actor = { userId: session.user.id, username: session.user.username, ip: meta.ip };
-  await assertNotLocked(session.user.username);
+  await assertNotLocked(session.user.username, meta.ip);
   const token = await getDb().transaction(async (tx) => {
     if (!(await check(tx))) return null;
     const t = await promoteSession(tx, session.id, session.user.id, meta);
@@ -393,11 +393,12 @@ async function secondFactor(
     return t;
   });
   if (!token) {
-    await recordFailure(session.user.username);
-    await recordActivity(getDb(), actor, { event: "mfa_login_failed", description: `Second factor failed: ${method}` });
+    await recordFailure(session.user.username, meta.ip, (tx) =>
+      recordActivity(tx, actor, { event: "mfa_login_failed", description: `Second factor failed: ${method}` }),
+    );
     throw unauthorized(failMsg);
   }
-  await clearFailures(session.user.username);
+  await clearFailures(session.user.username, meta.ip);
   return { token, userId: session.user.id };
 }
 
