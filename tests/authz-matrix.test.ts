@@ -50,6 +50,7 @@ const ROUTES: Record<string, Row> = {
   // sign-in
   "POST /auth": { access: "public" },
   "POST /auth/logout": { access: "session" },
+  "POST /auth/reauth": { access: "user", withoutMfa: true },
   "GET /me": { access: "user", withoutMfa: true },
   "POST /password_reset": { access: "public" },
   // MFA

@@ -5,6 +5,7 @@
 export const ACTIVITY_EVENTS = [
   "user_login",
   "user_login_failed",
+  "user_reauthenticated",
   "user_logout",
   "user_added",
   "user_modified",

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { z, type ZodType } from "zod";
 import en from "../../messages/en.json";
 import { AppError } from "../errors";
-import { findSession, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
+import { findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
 
@@ -50,6 +50,8 @@ export interface RouteOptions<B extends ZodType | undefined, Q extends ZodType |
    * own profile, sign-out). Every other route answers 403 mfa_setup_required for them.
    */
   allowWithoutMfa?: boolean;
+  /** Changes sign-in security: the session must have proved itself recently (403 reauth_required). */
+  fresh?: boolean;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -172,6 +174,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
           const target = params[opts.self ?? "username"];
           if (!caller.isAdmin && caller.user.username !== target) return errorResponse(403, "access denied");
         }
+        if (opts.fresh) requireFreshProof(caller.session);
       }
 
       let body: unknown = undefined;

@@ -15,7 +15,7 @@ import { publicUrl, secret } from "../config";
 import { AppError, badRequest, notFound, tooManyRequests, unauthorized } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { assertNotLocked, clearFailures, recordFailure } from "../auth/service";
-import { promoteSession, setSessionData, type Session } from "../auth/session";
+import { promoteSession, requireFreshProof, setSessionData, type Session } from "../auth/session";
 import { getSettings } from "../settings/service";
 import { escapeHtml, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import { matchTotpStep, newTotpSecret, totpUri } from "./totp";
@@ -100,9 +100,11 @@ async function methodAdded(tx: Tx, actor: Actor, userId: number, method: MfaMeth
 
 // ---------------------------------------------------------------- TOTP
 
-export async function totpInit(actor: Actor, userId: number) {
+/** A new pending secret. Replacing a TOTP already in use needs a fresh proof (`proof`). */
+export async function totpInit(actor: Actor, userId: number, proof: Pick<Session, "fresh">) {
   const s = await getSettings();
   const [u] = await getDb().select().from(users).where(eq(users.id, userId));
+  if (u.totpEnabled) requireFreshProof(proof);
   const totpSecret = newTotpSecret();
   await getDb()
     .insert(mfaSecrets)
@@ -112,8 +114,10 @@ export async function totpInit(actor: Actor, userId: number) {
 }
 
 /** POST /auth/totp {code}: confirm the pending secret with a first code. */
-export async function totpEnable(actor: Actor, userId: number, code: string) {
+export async function totpEnable(actor: Actor, userId: number, code: string, proof: Pick<Session, "fresh">) {
   return getDb().transaction(async (tx) => {
+    const [current] = await tx.select({ totp: users.totpEnabled }).from(users).where(eq(users.id, userId));
+    if (current?.totp) requireFreshProof(proof);
     const [row] = await tx.select().from(mfaSecrets).where(eq(mfaSecrets.userId, userId)).for("update");
     if (!row?.totpPendingEnc) throw badRequest(MSG.noTotpInit);
     const totpSecret = decryptSecret(row.totpPendingEnc);
@@ -138,7 +142,7 @@ export async function totpDisable(actor: Actor, userId: number) {
 }
 
 /** Check a TOTP code for a user; refuses a step at or before the last accepted one (replay). */
-async function checkTotp(tx: Tx, userId: number, code: string): Promise<boolean> {
+export async function checkTotp(tx: Tx, userId: number, code: string): Promise<boolean> {
   const [row] = await tx.select().from(mfaSecrets).where(eq(mfaSecrets.userId, userId)).for("update");
   if (!row?.totpSecretEnc) return false;
   const step = await matchTotpStep(decryptSecret(row.totpSecretEnc), code);

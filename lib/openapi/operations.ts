@@ -1,6 +1,6 @@
 import type { ZodType } from "zod";
 import type { Access } from "../http/route";
-import { loginSchema } from "../auth/schema";
+import { loginSchema, reauthSchema } from "../auth/schema";
 import {
   changeOwnPasswordSchema,
   createUserSchema,
@@ -51,6 +51,7 @@ export const OPERATIONS: Operation[] = [
 
   { method: "POST", path: "/auth", tag: "auth", access: "public", body: loginSchema, summary: "Sign in (200 {user,url}; 201 when a second factor is required)", ok: { status: 200, description: "signed in" } },
   { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },
+  { method: "POST", path: "/auth/reauth", tag: "auth", access: "user", body: reauthSchema, summary: "Confirm the password or a TOTP code again; changing sign-in security needs it within 10 minutes of sign-in or of this call (else 403 reauth_required)" },
   { method: "GET", path: "/me", tag: "auth", access: "user", summary: "The signed-in user (UserInfo)" },
   { method: "POST", path: "/password_reset", tag: "auth", access: "public", body: resetPasswordSchema, summary: "Set a new password with an e-mailed reset token" },
 

@@ -3,7 +3,7 @@ import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, passwordResetTokens, users } from "../db/schema";
 import { badRequest, conflict, forbidden, notFound } from "../errors";
-import { isAdminSql, deleteUserSessions, USERS_ID } from "../auth/session";
+import { isAdminSql, deleteOtherSessions, deleteUserSessions, markReauthenticated, requireFreshProof, USERS_ID, type Session } from "../auth/session";
 import { hashPassword, verifyPassword } from "../auth/password";
 import { randomToken, sha256hex } from "../crypto";
 import { publicUrl } from "../config";
@@ -292,8 +292,19 @@ async function setUserGroups(tx: Tx, userId: number, names: string[]) {
   if (found.length) await tx.insert(groupUsers).values(found.map((g) => ({ groupId: g.id, userId })));
 }
 
-/** PUT /user/{username}. Admins may change everything; users their own names and phone. */
-export async function updateUser(actor: Actor, callerIsAdmin: boolean, username: string, input: UpdateUserInput) {
+/**
+ * PUT /user/{username}. Admins may change everything; users their own names and phone.
+ * Changing an e-mail address (where e-mail codes and reset links go) needs the caller's
+ * session to have proved the password or a second factor recently (`proof`; omitted only by
+ * internal callers).
+ */
+export async function updateUser(
+  actor: Actor,
+  callerIsAdmin: boolean,
+  username: string,
+  input: UpdateUserInput,
+  proof?: Pick<Session, "fresh">,
+) {
   return transaction(async (tx, emit) => {
     if (callerIsAdmin) await lockAdmins(tx);
     const u = await requireUser(tx, username);
@@ -311,7 +322,10 @@ export async function updateUser(actor: Actor, callerIsAdmin: boolean, username:
       }
     }
     if (input.username !== u.username) await assertUsernameFree(tx, input.username, u.id);
-    if (input.email.toLowerCase() !== u.email.toLowerCase()) await assertEmailFree(tx, input.email, u.id);
+    if (input.email.toLowerCase() !== u.email.toLowerCase()) {
+      if (proof) requireFreshProof(proof);
+      await assertEmailFree(tx, input.email, u.id);
+    }
     const disabling = input.is_active === false && u.isActive;
     await tx
       .update(users)
@@ -363,13 +377,24 @@ export async function deleteUser(actor: Actor, username: string): Promise<void> 
   });
 }
 
-/** PUT /user/change_password: the signed-in user, proving the old password. */
-export async function changeOwnPassword(actor: Actor, userId: number, oldPassword: string, newPassword: string) {
+/**
+ * PUT /user/change_password: the signed-in user, proving the old password. Their other
+ * sessions end; this one stays, and counts as freshly proved.
+ */
+export async function changeOwnPassword(
+  actor: Actor,
+  userId: number,
+  sessionId: string,
+  oldPassword: string,
+  newPassword: string,
+) {
   await transaction(async (tx) => {
     const [u] = await tx.select().from(users).where(eq(users.id, userId));
     if (!u) throw notFound("user not found");
     if (!(await verifyPassword(u.passwordHash, oldPassword))) throw badRequest(MSG.wrongOldPassword, "old_password");
     await tx.update(users).set({ passwordHash: await hashPassword(newPassword) }).where(eq(users.id, u.id));
+    await deleteOtherSessions(tx, u.id, sessionId);
+    await markReauthenticated(tx, sessionId);
     await recordActivity(tx, actor, { event: "password_changed", description: "Changed own password" });
   });
 }

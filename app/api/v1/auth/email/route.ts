@@ -13,7 +13,7 @@ export const POST = route({ access: "user", allowWithoutMfa: true, body: codeSch
   emailEnable(actorOf(ctx), ctx.caller!.user.id, ctx.body.code),
 );
 
-export const DELETE = route({ access: "user" }, async (ctx) => {
+export const DELETE = route({ access: "user", fresh: true }, async (ctx) => {
   await emailDisable(actorOf(ctx), ctx.caller!.user.id);
   return json(null);
 });

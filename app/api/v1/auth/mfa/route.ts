@@ -8,7 +8,7 @@ export const PUT = route({ access: "user", allowWithoutMfa: true, body: enableMf
 );
 
 /** Switch MFA off: secrets, recovery codes and security keys are wiped. */
-export const DELETE = route({ access: "user" }, async (ctx) => {
+export const DELETE = route({ access: "user", fresh: true }, async (ctx) => {
   await disableMfa(actorOf(ctx), ctx.caller!.user.id);
   return json(null);
 });

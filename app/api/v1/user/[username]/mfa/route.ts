@@ -3,7 +3,7 @@ import { disableMfa } from "@/lib/mfa/service";
 import { requireUserId } from "@/lib/users/service";
 
 /** An admin switches a user's MFA off (SPEC §6). */
-export const DELETE = route({ access: "admin" }, async (ctx) => {
+export const DELETE = route({ access: "admin", fresh: true }, async (ctx) => {
   await disableMfa(actorOf(ctx), await requireUserId(ctx.params.username));
   return json(null);
 });
