@@ -4,6 +4,7 @@ import { useEffect, useState, type ReactNode } from "react";
 import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-query";
 import { ApiBadRequestError } from "@/lib/api/client";
 import type { Essentials } from "@/lib/api/types";
+import { ReauthDialog } from "./auth/reauth-dialog";
 import { resetSession } from "./auth/session-store";
 import { essentialsQuery, useEssentials } from "./settings/queries";
 import { subscribeTheme } from "./theme/theme";
@@ -57,6 +58,7 @@ export function Providers({ essentials, children }: ProvidersProps) {
       <TooltipProvider delayDuration={300}>
         <Background />
         {children}
+        <ReauthDialog />
         <Toaster />
       </TooltipProvider>
     </QueryClientProvider>

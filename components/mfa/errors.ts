@@ -12,7 +12,7 @@ const KNOWN: [RegExp, ErrorKey][] = [
   [/^recovery code is invalid/i, "recoveryInvalid"],
   [/^failed to read key/i, "keyFailed"],
   [/^key already registered/i, "keyDuplicate"],
-  [/^too many bad login attempts/i, "tooManyAttempts"],
+  [/^too many failed sign-in attempts/i, "tooManyAttempts"],
   [/^a code was sent a moment ago/i, "tooSoon"],
   [/^SMTP must be configured/i, "smtpMissing"],
   [/^no sign-in is waiting/i, "loginExpired"],

@@ -120,12 +120,60 @@ export interface ApiResponse<T> {
   data: Stripped<T>;
 }
 
-/** Sends one request; resolves with the status and the null-stripped body of a 2xx answer. */
+/** The 403 `code` of a change to sign-in security whose session must prove itself again. */
+export const REAUTH_REQUIRED_CODE = "reauth_required";
+
+/**
+ * Asks the user to confirm their identity (POST /auth/reauth); resolves true once they did,
+ * false when they cancelled. Registered by the ReauthDialog mounted with the app's providers.
+ */
+export type ReauthHandler = () => Promise<boolean>;
+let reauthHandler: ReauthHandler | null = null;
+let reauthPending: Promise<boolean> | null = null;
+
+/** Register the handler for 403 reauth_required; returns a function that removes it. */
+export function setReauthHandler(handler: ReauthHandler): () => void {
+  reauthHandler = handler;
+  return () => {
+    if (reauthHandler === handler) reauthHandler = null;
+  };
+}
+
+/** One dialog for however many requests were refused at once. */
+function askReauth(): Promise<boolean> {
+  if (!reauthHandler) return Promise.resolve(false);
+  reauthPending ??= reauthHandler().finally(() => {
+    reauthPending = null;
+  });
+  return reauthPending;
+}
+
+/**
+ * Sends one request; resolves with the status and the null-stripped body of a 2xx answer.
+ * A 403 reauth_required asks the user to confirm their identity and, once they have, sends
+ * the request again (once); if they cancel, the 403 is thrown as usual.
+ */
 export async function apiRequest<T>(
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
   path: string,
   body?: unknown,
   opts: RequestOptions = {},
+): Promise<ApiResponse<T>> {
+  try {
+    return await sendRequest<T>(method, path, body, opts);
+  } catch (err) {
+    if (err instanceof ApiBadRequestError && err.status === 403 && err.code === REAUTH_REQUIRED_CODE && (await askReauth())) {
+      return sendRequest<T>(method, path, body, opts);
+    }
+    throw err;
+  }
+}
+
+async function sendRequest<T>(
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  body: unknown,
+  opts: RequestOptions,
 ): Promise<ApiResponse<T>> {
   const headers: Record<string, string> = { Accept: "application/json" };
   if (body !== undefined) headers["Content-Type"] = "application/json";
