@@ -80,14 +80,14 @@ test("a stale session is asked for the password, then the change goes through", 
   await askToDisableTotp(page);
   const dialog = page.getByTestId("reauth-dialog");
   await expect(dialog).toBeVisible();
-  await expect(dialog.getByText(message("en", "auth.reauth.title"))).toBeVisible();
+  await expect(dialog.getByText(message("en", "auth.reauth.title"), { exact: true })).toBeVisible();
 
   // Empty, then wrong: said on the field, the dialog stays.
   await dialog.getByTestId("reauth-submit").click();
-  await expect(dialog.getByText(message("en", "auth.reauth.passwordRequired"))).toBeVisible();
+  await expect(dialog.getByText(message("en", "auth.reauth.passwordRequired"), { exact: true })).toBeVisible();
   await dialog.getByTestId("reauth-password").fill("Not-the-passw0rd");
   await dialog.getByTestId("reauth-submit").click();
-  await expect(dialog.getByText(message("en", "auth.reauth.wrongPassword"))).toBeVisible();
+  await expect(dialog.getByText(message("en", "auth.reauth.wrongPassword"), { exact: true })).toBeVisible();
   await expect(page.getByTestId("mfa-totp")).toHaveAttribute("data-configured", "true");
 
   await dialog.getByTestId("reauth-password").fill(PASSWORD);
