@@ -105,6 +105,7 @@ beforeAll(async () => {
     token: gatewayToken(locationId, secret("gatewaySecret")),
     grpcTarget: `127.0.0.1:${port}`,
     tls: false,
+    ca: null,
     grpcUrl: `http://127.0.0.1:${port}`,
     ifname: "wg-fake",
     userspace: true,
