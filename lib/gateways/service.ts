@@ -6,7 +6,7 @@ import { grpcHost, grpcPort, grpcTlsFiles, publicUrl, secret } from "../config";
 import { transaction } from "../events";
 import { recordActivity, SYSTEM_ACTOR, type Actor } from "../activity/service";
 import { locationPrivateKey, requireLocation, type LocationRow } from "../locations/service";
-import { parseIp } from "../wireguard/ip";
+import { parseIp } from "../net/ip";
 import { gatewayFromToken, gatewayToken } from "./jwt";
 
 /** gateway.Peer as sent on the wire. */
