@@ -8,7 +8,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePort } from "@/lib/db/embedded";
 import { secret } from "@/lib/config";
 import { startGrpcServer, loadProtos, type GrpcServerHandle } from "@/lib/grpc/server";
+import pg from "pg";
+import { databaseUrl } from "@/lib/db";
+import { EVENTS_CHANNEL } from "@/lib/events";
 import { sessionCount, startHub, stopHub, subscriberCount } from "@/lib/gateways/hub";
+import { gatewayConnected } from "@/lib/gateways/service";
 import { gatewayToken, verifyJwt } from "@/lib/gateways/jwt";
 import { createLocation } from "@/lib/locations/service";
 import { locationSchema } from "@/lib/locations/schema";
@@ -131,6 +135,32 @@ describe("token rotation", () => {
     steady.stream.cancel();
   });
 
+  it("a rotation committed by another console process reaches the streams held here (NOTIFY)", async () => {
+    const current = (await tokenOf(locationId)).token;
+    const held = openUpdates(current, "gw-held");
+    await until(async () => subscriberCount(locationId) === 1);
+    // What another process's rotateToken commits and publishes, from a connection of its own.
+    const other = new pg.Client({ connectionString: databaseUrl() });
+    await other.connect();
+    try {
+      const t0 = Date.now();
+      const [{ generation }] = (
+        await other.query<{ generation: number }>(
+          "update locations set gateway_token_generation = gateway_token_generation + 1 where id = $1 returning gateway_token_generation generation",
+          [locationId],
+        )
+      ).rows;
+      await other.query("select pg_notify($1, $2)", [EVENTS_CHANNEL, JSON.stringify([{ type: "gateway.token.rotated", locationId, generation }])]);
+      const end = await held.ended;
+      expect(end.code).toBe(grpc.status.UNAUTHENTICATED);
+      expect(end.at - t0).toBeLessThan(1000);
+    } finally {
+      await other.end();
+    }
+    await expect(config(client, current)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+    expect((await config(client, (await tokenOf(locationId)).token, "gw-next")).name).toBe("Rotating");
+  });
+
   it("a token forged with a later generation is refused", async () => {
     const forged = gatewayToken(locationId, secret("gatewaySecret"), 7);
     await expect(config(client, forged)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
@@ -146,7 +176,7 @@ describe("token rotation", () => {
     const denied = await call(rotatePost, { method: "POST", jar: user, params: { id: String(locationId) } });
     expect(denied.status).toBe(403);
     const [{ g }] = await query<{ g: number }>("select gateway_token_generation g from locations where id = $1", [locationId]);
-    expect(g).toBe(1);
+    expect(g).toBe(2);
   });
 });
 
@@ -174,6 +204,13 @@ describe("removing a gateway", () => {
     expect(await query("select 1 from activity_log where event = 'gateway_disconnected' and description like '%gw-gone%'")).toHaveLength(0);
     expect(await query("select 1 from activity_log where event = 'gateway_connected' and description like '%gw-gone%'")).toHaveLength(1);
     keep.stream.cancel();
+  });
+
+  it("a connection that cannot be recorded leaves no activity entry either (one transaction)", async () => {
+    const before = await query("select id from activity_log where event = 'gateway_connected'");
+    await expect(gatewayConnected(424242, "gw-nowhere", "p")).rejects.toThrow();
+    expect(await query("select id from activity_log where event = 'gateway_connected'")).toEqual(before);
+    expect(await query("select 1 from gateways where hostname = 'gw-nowhere'")).toHaveLength(0);
   });
 
   it("404 for an unknown gateway or location, nothing removed", async () => {
