@@ -161,6 +161,16 @@ describe("token rotation", () => {
     expect((await config(client, (await tokenOf(locationId)).token, "gw-next")).name).toBe("Rotating");
   });
 
+  it("streams the gateway ends itself are no longer held", async () => {
+    const token = (await tokenOf(locationId)).token;
+    const u = openUpdates(token, "gw-brief");
+    const st = openStats(token, "gw-brief");
+    await until(async () => sessionCount(locationId) === 2);
+    u.stream.cancel();
+    st.stream.cancel();
+    await until(async () => sessionCount(locationId) === 0);
+  });
+
   it("a token forged with a later generation is refused", async () => {
     const forged = gatewayToken(locationId, secret("gatewaySecret"), 7);
     await expect(config(client, forged)).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });

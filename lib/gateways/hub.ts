@@ -46,6 +46,9 @@ interface HubState {
 
 const g = globalThis as unknown as { __defguardHub?: HubState };
 const hub = (g.__defguardHub ??= { subs: new Map(), sessions: new Set(), minGeneration: new Map(), client: null, stopped: false, queue: Promise.resolve() });
+// A hub kept on globalThis across a development reload may predate these fields.
+hub.sessions ??= new Set();
+hub.minGeneration ??= new Map();
 
 /**
  * Hold a session. A session whose token generation was rotated away while it was being

@@ -171,14 +171,19 @@ const gatewayService: grpc.UntypedServiceImplementation = {
         });
       });
       call.on("end", () => finish(null));
-      // A stream cut mid-message: keep what arrived, log, and carry on serving.
-      call.on("error", (err) => {
-        console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
+      // A stream cut mid-message (or cancelled by the gateway): keep what arrived and carry on serving.
+      const dropped = () => {
         if (done) return;
         done = true;
         unregister();
         void buffer.flush();
+      };
+      call.on("error", (err) => {
+        console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
+        dropped();
       });
+      call.on("cancelled", dropped);
+      if (call.cancelled) dropped();
     })();
   },
 };
