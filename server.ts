@@ -12,8 +12,8 @@ import { startEmbeddedPostgres, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
 import { bootstrap } from "./lib/bootstrap";
-import { grpcPort } from "./lib/config";
-import { startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
+import { grpcHost, grpcPort } from "./lib/config";
+import { grpcTls, startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
 import { startHub, stopHub } from "./lib/gateways/hub";
 import { resetStaleConnections } from "./lib/gateways/service";
 import { startJobs } from "./lib/jobs/runner";
@@ -57,15 +57,15 @@ async function main() {
   await resetStaleConnections(PROCESS_ID);
   let grpc: GrpcServerHandle | null = null;
   if (process.env.DEFGUARD_GRPC_DISABLED !== "1") {
-    const grpcHost = process.env.DEFGUARD_GRPC_HOST || "0.0.0.0";
+    const host = grpcHost();
     try {
-      grpc = await startGrpcServer(grpcHost, grpcPort());
-      log(`gRPC (gateways, workers) listening on ${grpcHost}:${grpc.port}`);
+      grpc = await startGrpcServer(host, grpcPort());
+      log(`gRPC (gateways, workers) listening on ${host}:${grpc.port} (${grpcTls() ? "TLS" : "plain text, no TLS"})`);
     } catch (err) {
       const reason = err instanceof Error ? err.message : String(err);
-      // A port the operator chose must work; the default port may be taken on a shared machine.
-      if (process.env.DEFGUARD_GRPC_PORT) throw new Error(`gRPC cannot listen on ${grpcHost}:${grpcPort()}: ${reason}`);
-      console.error(`[defguard] WARNING: gRPC cannot listen on ${grpcHost}:${grpcPort()} (${reason}); gateways cannot connect. Set DEFGUARD_GRPC_PORT.`);
+      // A port the operator chose (or a TLS setup) must work; the default port may be taken on a shared machine.
+      if (process.env.DEFGUARD_GRPC_PORT || grpcTls()) throw new Error(`gRPC cannot listen on ${host}:${grpcPort()}: ${reason}`);
+      console.error(`[defguard] WARNING: gRPC cannot listen on ${host}:${grpcPort()} (${reason}); gateways cannot connect. Set DEFGUARD_GRPC_PORT.`);
     }
   }
 

@@ -190,3 +190,43 @@ test("gateway setup shows the token and commands, and the status follows a conne
     await api.dispose();
   }
 });
+
+test("Regenerate token shows a new token and cuts off the gateway using the old one", async ({ page }) => {
+  const api = await apiClient();
+  const location = await createLocation(api, `Rotate e2e ${suffix()}`, 100 + Math.floor(Math.random() * 100));
+  const hostname = `e2e-rot-${suffix()}`;
+  let gateway: ReturnType<typeof connectGateway> | null = null;
+  try {
+    const old = await api.ok<TokenBody>(api.get(`/api/v1/network/${location.id}/token`));
+    gateway = connectGateway(old.grpc_url, old.token, hostname);
+    await expect
+      .poll(async () => (await api.ok<GatewayState[]>(api.get(`/api/v1/network/${location.id}/gateways`))).find((g) => g.hostname === hostname)?.connected ?? false, { timeout: 15_000 })
+      .toBe(true);
+
+    await signInAdmin(page);
+    await page.goto(`/locations/${location.id}/gateway`);
+    const tokenField = page.getByTestId("gateway-token").locator("input");
+    await expect(tokenField).toHaveValue(/\./);
+    const before = await tokenField.inputValue();
+    expect(claims(before).gen).toBeUndefined();
+    // The e2e console serves gRPC in plain text on all interfaces: the page says so.
+    await expect(page.getByTestId("gateway-plaintext-warning")).toHaveText(message("en", "gateways.setup.plaintextWarning"));
+
+    await page.getByTestId("gateway-token-regenerate").click();
+    const dialog = page.getByRole("alertdialog");
+    await expect(dialog).toContainText(message("en", "gateways.setup.regenerateTitle"));
+    await dialog.getByRole("button", { name: message("en", "gateways.setup.regenerateConfirm") }).click();
+    await expect(tokenField).not.toHaveValue(before);
+    const after = await tokenField.inputValue();
+    expect(claims(after)).toMatchObject({ sub: `DEFGUARD-NETWORK-${location.id}`, gen: 1 });
+    await expect(page.getByTestId("gateway-agent-env")).toContainText(`DEFGUARD_TOKEN=${after}`);
+
+    // The gateway holding the old token was cut off with UNAUTHENTICATED and shows as disconnected.
+    await expect.poll(() => gateway!.errors.map((e) => (e as grpc.ServiceError).code), { timeout: 5_000 }).toEqual([grpc.status.UNAUTHENTICATED]);
+    await expect(page.locator(`[data-testid="gateway-row"][data-hostname="${hostname}"]`)).toHaveAttribute("data-connected", "false", { timeout: 10_000 });
+  } finally {
+    gateway?.close();
+    await api.delete(`/api/v1/network/${location.id}`);
+    await api.dispose();
+  }
+});

@@ -16,6 +16,9 @@ import { createUserDevice, deleteDevice } from "@/lib/devices/service";
 import { updateUser } from "@/lib/users/service";
 import { generateKeyPair } from "@/lib/wireguard/keys";
 import { createUser, query } from "@/tests/helpers";
+import { makeTestPki } from "@/tests/tls";
+import { readFileSync } from "node:fs";
+import { rotateToken } from "@/lib/gateways/service";
 import { GatewayClient } from "./client";
 import type { GatewayConfig } from "./config";
 import { InterfaceManager } from "./manager";
@@ -105,6 +108,7 @@ beforeAll(async () => {
     token: gatewayToken(locationId, secret("gatewaySecret")),
     grpcTarget: `127.0.0.1:${port}`,
     tls: false,
+    ca: null,
     grpcUrl: `http://127.0.0.1:${port}`,
     ifname: "wg-fake",
     userspace: true,
@@ -205,5 +209,65 @@ describe("gateway agent against the console's gRPC service", () => {
     // Only the stray peer was removed and carol's added; bob's peer was not touched.
     expect(device.peerOps.map(opLabel).sort()).toEqual([`+${keyC}`, `-${stray}`].sort());
     expect(device.creations).toBe(1);
+  });
+});
+
+describe("gateway agent over TLS with a private CA", () => {
+  it("connects through DEFGUARD_GRPC_CA, and is cut off for good when the token is regenerated", async () => {
+    const pki = makeTestPki();
+    const saved = { cert: process.env.DEFGUARD_GRPC_CERT, key: process.env.DEFGUARD_GRPC_KEY };
+    process.env.DEFGUARD_GRPC_CERT = pki.serverCert;
+    process.env.DEFGUARD_GRPC_KEY = pki.serverKey;
+    const tlsPort = await freePort();
+    const tlsServer = await startGrpcServer("127.0.0.1", tlsPort);
+    const tlsLogs: string[] = [];
+    const log: Log = (level, msg) => tlsLogs.push(`${level} ${msg}`);
+    const id = (await createLocation(ACTOR, location("Secure", "198.51.100.129/25"))).id;
+    const base: GatewayConfig = {
+      token: gatewayToken(id, secret("gatewaySecret")),
+      grpcTarget: `localhost:${tlsPort}`,
+      tls: true,
+      ca: readFileSync(pki.caCert),
+      grpcUrl: `https://localhost:${tlsPort}`,
+      ifname: "wg-fake",
+      userspace: true,
+      wireguardGo: "wireguard-go",
+      statsPeriod: 1,
+      statsKeepalive: 10,
+      preUp: null,
+      postUp: null,
+      preDown: null,
+      postDown: null,
+      healthPort: null,
+      name: null,
+      hostname: "gw-tls",
+      firewall: false,
+      backoffMinMs: 100,
+      backoffMaxMs: 300,
+    };
+    const dev = new FakeDevice();
+    const agent = new GatewayClient(base, new InterfaceManager(base, dev, log), log);
+    const run = agent.run();
+    try {
+      await until(() => agent.connected, 8000, "connected over TLS");
+      expect(dev.state!.addresses).toEqual(["198.51.100.129/25"]);
+      const connections = agent.connections;
+      await rotateToken(ACTOR, id);
+      await until(() => !agent.connected, 1000, "cut off within a second");
+      expect(tlsLogs.some((l) => l.includes("UNAUTHENTICATED"))).toBe(true);
+      // It keeps retrying with backoff, and never gets in with the old token.
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(agent.connected).toBe(false);
+      expect(agent.connections).toBe(connections);
+    } finally {
+      agent.stop();
+      await run;
+      await tlsServer.stop();
+      for (const [k, v] of [["DEFGUARD_GRPC_CERT", saved.cert], ["DEFGUARD_GRPC_KEY", saved.key]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+      pki.cleanup();
+    }
   });
 });

@@ -116,7 +116,7 @@ export class GatewayClient {
   }
 
   private newClient(): GatewayStub {
-    const creds = this.cfg.tls ? grpc.credentials.createSsl() : grpc.credentials.createInsecure();
+    const creds = this.cfg.tls ? grpc.credentials.createSsl(this.cfg.ca) : grpc.credentials.createInsecure();
     return new this.Service(this.cfg.grpcTarget, creds, {
       "grpc.keepalive_time_ms": 10_000,
       "grpc.keepalive_timeout_ms": 5_000,

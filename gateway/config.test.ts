@@ -49,6 +49,29 @@ describe("loadConfig", () => {
     }
   });
 
+  it("DEFGUARD_GRPC_CA: a readable PEM file, only with https://", () => {
+    const pem = Buffer.from("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+    const files: Record<string, Buffer> = { "/etc/ca.pem": pem, "/etc/junk": Buffer.from("hello") };
+    const read = (p: string) => {
+      if (!files[p]) throw new Error(`ENOENT: ${p}`);
+      return files[p];
+    };
+    const https = { ...base, DEFGUARD_GRPC_URL: "https://vpn.example.com:50055" };
+    expect(loadConfig({ ...https, DEFGUARD_GRPC_CA: "/etc/ca.pem" }, read)).toMatchObject({ tls: true, ca: pem });
+    expect(loadConfig(https, read).ca).toBeNull();
+    const problems = (env: Record<string, string>) => {
+      try {
+        loadConfig(env, read);
+        return [];
+      } catch (e) {
+        return (e as ConfigError).problems;
+      }
+    };
+    expect(problems({ ...base, DEFGUARD_GRPC_CA: "/etc/ca.pem" })).toEqual(["DEFGUARD_GRPC_CA needs an https:// DEFGUARD_GRPC_URL"]);
+    expect(problems({ ...https, DEFGUARD_GRPC_CA: "/etc/missing.pem" })[0]).toMatch(/^DEFGUARD_GRPC_CA cannot be read: ENOENT/);
+    expect(problems({ ...https, DEFGUARD_GRPC_CA: "/etc/junk" })).toEqual(["DEFGUARD_GRPC_CA is not a PEM certificate file: /etc/junk"]);
+  });
+
   it("parses gRPC URLs", () => {
     expect(parseGrpcUrl("https://vpn.example.com")).toEqual({ target: "vpn.example.com:443", tls: true });
     expect(parseGrpcUrl("192.0.2.1:50066")).toEqual({ target: "192.0.2.1:50066", tls: false });

@@ -3,6 +3,7 @@
  * Pure: `loadConfig(env)` validates and returns a frozen object or throws ConfigError with
  * every problem listed, so a misconfigured agent stops at once with one clear message.
  */
+import { readFileSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
 
 export interface GatewayConfig {
@@ -10,8 +11,10 @@ export interface GatewayConfig {
   token: string;
   /** What the gRPC client dials: "host:port" (IPv6 hosts in brackets). */
   grpcTarget: string;
-  /** true for https:// URLs (TLS with the system's roots), false for h2c. */
+  /** true for https:// URLs (TLS), false for h2c. */
   tls: boolean;
+  /** PEM of the CA to trust instead of the system's roots (DEFGUARD_GRPC_CA, a file path). */
+  ca: Buffer | null;
   /** The URL as given, for logs. */
   grpcUrl: string;
   ifname: string;
@@ -94,7 +97,7 @@ export function parseGrpcUrl(raw: string): { target: string; tls: boolean } {
   return { target: `${url.hostname}:${port}`, tls };
 }
 
-export function loadConfig(env: Env = process.env): GatewayConfig {
+export function loadConfig(env: Env = process.env, readFile: (path: string) => Buffer = readFileSync): GatewayConfig {
   const problems: string[] = [];
   const token = (env.DEFGUARD_TOKEN ?? "").trim();
   if (!token) problems.push("DEFGUARD_TOKEN is required (GET /api/v1/network/{id}/token on the console)");
@@ -109,6 +112,17 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       problems.push((e as Error).message);
     }
   }
+  const caPath = (env.DEFGUARD_GRPC_CA ?? "").trim();
+  let ca: Buffer | null = null;
+  if (caPath) {
+    if (grpcUrl && !tls) problems.push("DEFGUARD_GRPC_CA needs an https:// DEFGUARD_GRPC_URL");
+    try {
+      ca = readFile(caPath);
+      if (!ca.toString("utf8").includes("-----BEGIN CERTIFICATE-----")) problems.push(`DEFGUARD_GRPC_CA is not a PEM certificate file: ${caPath}`);
+    } catch (e) {
+      problems.push(`DEFGUARD_GRPC_CA cannot be read: ${(e as Error).message}`);
+    }
+  }
   const ifname = (env.DEFGUARD_IFNAME ?? "wg0").trim() || "wg0";
   if (!IFNAME.test(ifname)) problems.push(`DEFGUARD_IFNAME must be 1-15 characters [A-Za-z0-9_.=+-], got "${ifname}"`);
   const userspace = flag(env, "DEFGUARD_USERSPACE", problems);
@@ -121,6 +135,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     token,
     grpcTarget,
     tls,
+    ca,
     grpcUrl,
     ifname,
     userspace,

@@ -15,7 +15,7 @@
  * here, so nft never sees conflicting intervals. A rule whose address list names only the
  * other IP family (or nothing valid) matches nothing and is left out, never widened to "any".
  */
-import { formatIp, lastOf, networkOf, parseCidr, parseIp, type Family } from "./cidr";
+import { formatIp, lastAddress, networkAddress, parseCidrOrIp, parseIp, type IpVersion as Family } from "../lib/net/ip";
 
 // Wire shapes as proto-loader gives them (enums as strings; numbers accepted too).
 export interface WireIpAddress {
@@ -92,25 +92,25 @@ export function mergeIntervals(list: Interval[]): Interval[] {
 export function addressInterval(a: WireIpAddress, family: Family): Interval | null {
   const kind = a.address ?? (a.ip ? "ip" : a.ip_subnet ? "ip_subnet" : a.ip_range ? "ip_range" : undefined);
   if (kind === "ip" && a.ip) {
-    const ip = parseIp(a.ip);
-    return ip && ip.family === family ? { start: ip.value, end: ip.value } : null;
+    const ip = parseIp(a.ip.trim());
+    return ip && ip.version === family ? { start: ip.value, end: ip.value } : null;
   }
   if (kind === "ip_subnet" && a.ip_subnet) {
-    const c = parseCidr(a.ip_subnet);
-    return c && c.family === family ? { start: networkOf(c), end: lastOf(c) } : null;
+    const c = parseCidrOrIp(a.ip_subnet.trim());
+    return c && c.version === family ? { start: networkAddress(c), end: lastAddress(c) } : null;
   }
   if (kind === "ip_range" && a.ip_range?.start && a.ip_range?.end) {
-    const s = parseIp(a.ip_range.start);
-    const e = parseIp(a.ip_range.end);
-    if (!s || !e || s.family !== family || e.family !== family) return null;
+    const s = parseIp(a.ip_range.start.trim());
+    const e = parseIp(a.ip_range.end.trim());
+    if (!s || !e || s.version !== family || e.version !== family) return null;
     return s.value <= e.value ? { start: s.value, end: e.value } : { start: e.value, end: s.value };
   }
   return null;
 }
 
 function intervalText(i: Interval, family: Family): string {
-  const a = formatIp({ family, value: i.start });
-  return i.start === i.end ? a : `${a}-${formatIp({ family, value: i.end })}`;
+  const a = formatIp(i.start, family);
+  return i.start === i.end ? a : `${a}-${formatIp(i.end, family)}`;
 }
 
 /** Port entries → merged "22" / "80-90" elements; invalid ones dropped. */
@@ -217,21 +217,21 @@ export function buildFirewall(ifname: string, cfg: WireFirewallConfig): BuildRes
 
   (cfg.snat_bindings ?? []).forEach((b, idx) => {
     const n = idx + 1;
-    const pub = b.public_ip ? parseIp(b.public_ip) : null;
+    const pub = b.public_ip ? parseIp(b.public_ip.trim()) : null;
     const label = `SNAT binding ${b.id ?? n}`;
     if (!pub) {
       skipped.push(`${label}: invalid public IP ${JSON.stringify(b.public_ip ?? "")}`);
       return;
     }
-    const ipKw = pub.family === 4 ? "ip" : "ip6";
-    const src = addressSet(b.source_addrs, pub.family, `s${n}_src`, sets);
+    const ipKw = pub.version === 4 ? "ip" : "ip6";
+    const src = addressSet(b.source_addrs, pub.version, `s${n}_src`, sets);
     if (src === null) {
       skipped.push(`${label}: no source address of the public IP's family`);
       return;
     }
-    const parts = [`meta nfproto ${pub.family === 4 ? "ipv4" : "ipv6"}`];
+    const parts = [`meta nfproto ${pub.version === 4 ? "ipv4" : "ipv6"}`];
     parts.push(src ? `${ipKw} saddr ${src}` : `iifname ${iface}`);
-    parts.push(`oifname != ${iface}`, `snat ${ipKw} to ${formatIp(pub)}`);
+    parts.push(`oifname != ${iface}`, `snat ${ipKw} to ${formatIp(pub.value, pub.version)}`);
     const comment = b.comment ? ` comment ${quote(nftComment(b.comment))}` : "";
     nat.push(`${parts.join(" ")}${comment}`);
   });

@@ -10,7 +10,7 @@
  * from whichever peer had it). The agent uses it to keep its picture of the interface
  * after running commands; the property tests check diff and model against each other.
  */
-import { canonicalAddress, canonicalRoute } from "./cidr";
+import { canonicalAddress, canonicalRoute } from "../lib/net/ip";
 
 /** gateway.Peer as it arrives (proto-loader, keepCase). */
 export interface WirePeer {

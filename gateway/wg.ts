@@ -10,7 +10,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { canonicalAddress, canonicalRoute } from "./cidr";
+import { canonicalAddress, canonicalRoute } from "../lib/net/ip";
 import { normalizePsk, type InterfaceState, type Op, type PeerState } from "./reconcile";
 
 export type Log = (level: "debug" | "info" | "warn" | "error", msg: string) => void;

@@ -18,6 +18,23 @@ export function grpcPort(): number {
   return Number(process.env.DEFGUARD_GRPC_PORT || 50055);
 }
 
+/** Address the gRPC server binds (DEFGUARD_GRPC_HOST, default all interfaces). */
+export function grpcHost(): string {
+  return process.env.DEFGUARD_GRPC_HOST || "0.0.0.0";
+}
+
+/**
+ * PEM certificate and key files for gRPC over TLS (DEFGUARD_GRPC_CERT, DEFGUARD_GRPC_KEY), or
+ * null for plain h2c. Setting only one of the two is a configuration error.
+ */
+export function grpcTlsFiles(): { cert: string; key: string } | null {
+  const cert = process.env.DEFGUARD_GRPC_CERT || "";
+  const key = process.env.DEFGUARD_GRPC_KEY || "";
+  if (!cert && !key) return null;
+  if (!cert || !key) throw new Error("DEFGUARD_GRPC_CERT and DEFGUARD_GRPC_KEY must be set together");
+  return { cert, key };
+}
+
 export function publicUrl(): string {
   return (process.env.DEFGUARD_URL || `http://localhost:${httpPort()}`).replace(/\/+$/, "");
 }

@@ -130,6 +130,7 @@ const ROUTES: Record<string, Row> = {
   "GET /network/{id}/gateways": { access: "admin" },
   "DELETE /network/{id}/gateways/{gatewayId}": { access: "admin" },
   "GET /network/{id}/token": { access: "admin" },
+  "POST /network/{id}/token/rotate": { access: "admin" },
   // stats
   "GET /network/stats": { access: "admin" },
   "GET /network/{id}/stats": { access: "admin" },

@@ -16,7 +16,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import en from "@/messages/en.json";
 import { decryptSecret } from "@/lib/crypto";
 import { isValidKey, publicKeyFromPrivate } from "@/lib/wireguard/keys";
-import { isAssignable, parseCidr, parseIp } from "@/lib/wireguard/ip";
+import { parseCidr, parseIp } from "@/lib/net/ip";
+import { isAssignable } from "@/lib/wireguard/ip";
 import { createUser, query, signIn, type Jar } from "./helpers";
 import {
   addressesIn,

@@ -20,7 +20,8 @@ import { POST as groupCreate } from "@/app/api/v1/group/route";
 import { POST as groupAddMember, DELETE as groupDelete, PUT as groupPut } from "@/app/api/v1/group/[name]/route";
 import { DELETE as groupRemoveMember } from "@/app/api/v1/group/[name]/user/[username]/route";
 import { generateKeyPair } from "@/lib/wireguard/keys";
-import { isAssignable, parseCidr, parseIp, formatIp } from "@/lib/wireguard/ip";
+import { parseCidr, parseIp, formatIp } from "@/lib/net/ip";
+import { isAssignable } from "@/lib/wireguard/ip";
 import { call, query, type Jar } from "./helpers";
 
 let seq = 0;

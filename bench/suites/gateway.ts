@@ -34,7 +34,8 @@ import { freePort, killTree, makeTempDir, startServer, type RunningServer } from
 import { Api } from "../../e2e/net/api";
 import { must, netTestsUnavailable, pidAlive, Resources, sh, veth } from "../../e2e/net/netns";
 import { generateKeyPair } from "../../lib/wireguard/keys";
-import { allocateMany, formatIp, parseCidr } from "../../lib/wireguard/ip";
+import { formatIp, parseCidr } from "../../lib/net/ip";
+import { allocateMany } from "../../lib/wireguard/ip";
 import { desiredState, diff } from "../../gateway/reconcile";
 import { protoDir, LOADER_OPTIONS } from "../../gateway/proto";
 import { max, ms, percentile } from "../lib/stats";

@@ -1,22 +1,26 @@
 "use client";
 
+import { useState } from "react";
 import Link from "next/link";
+import { useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { ArrowLeft, KeyRound, MapPinOff, Pencil, TriangleAlert } from "lucide-react";
-import { ApiBadRequestError } from "@/lib/api/client";
+import { ArrowLeft, KeyRound, MapPinOff, Pencil, RotateCcw, ShieldAlert, TriangleAlert } from "lucide-react";
+import { api, ApiBadRequestError } from "@/lib/api/client";
 import { useApiErrorText } from "@/components/devices/errors";
 import { useLocation } from "@/components/locations/api";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import type { CodeBlockLabels } from "@/components/ui/code-block";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { CopyField } from "@/components/ui/copy-field";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Field } from "@/components/ui/field";
 import { InlineError } from "@/components/ui/inline-error";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
-import { useGatewayToken } from "./api";
+import { toast } from "@/components/ui/toaster";
+import { gatewayKeys, useGatewayToken, type GatewayTokenBody } from "./api";
 import { GatewayInstructions } from "./gateway-instructions";
 import { GatewayList } from "./gateway-list";
 
@@ -41,10 +45,45 @@ function ConnectionCard({ locationId }: { locationId: number }) {
   const labels = useCopyLabels();
   const token = useGatewayToken(locationId);
   const errorText = useApiErrorText();
+  const queryClient = useQueryClient();
+  const [confirmOpen, setConfirmOpen] = useState(false);
+
+  async function regenerate() {
+    try {
+      const fresh = await api.post<GatewayTokenBody>(`/network/${locationId}/token/rotate`);
+      queryClient.setQueryData(gatewayKeys.token(locationId), fresh);
+      toast.success(t("regenerated"));
+      // Gateways using the old token drop off within a second.
+      setTimeout(() => void queryClient.invalidateQueries({ queryKey: gatewayKeys.location(locationId) }), 1500);
+    } catch (err) {
+      toast.error(t("regenerateFailed"), { subMessage: errorText(err) });
+      throw err;
+    }
+  }
 
   return (
     <Card data-testid="gateway-connection">
-      <CardHeader title={t("title")} description={t("description")} />
+      <CardHeader
+        title={t("title")}
+        description={t("description")}
+        action={
+          token.isSuccess && (
+            <Button variant="secondary" onClick={() => setConfirmOpen(true)} data-testid="gateway-token-regenerate">
+              <RotateCcw aria-hidden />
+              {t("regenerate")}
+            </Button>
+          )
+        }
+      />
+      <ConfirmDialog
+        open={confirmOpen}
+        onOpenChange={setConfirmOpen}
+        title={t("regenerateTitle")}
+        description={t("regenerateDescription")}
+        confirmLabel={t("regenerateConfirm")}
+        danger
+        onConfirm={regenerate}
+      />
       <CardBody className="flex flex-col gap-6">
         {token.isPending ? (
           <div className="flex flex-col gap-4" aria-hidden>
@@ -79,6 +118,12 @@ function ConnectionCard({ locationId }: { locationId: number }) {
                 <CopyField value={token.data.grpc_url} labels={labels} data-testid="gateway-grpc-url" />
               </Field>
             </div>
+            {token.data.grpc_plaintext_exposed && (
+              <p className="flex items-start gap-2 rounded-md bg-warning-subtle px-3 py-2 text-xs text-fg" data-testid="gateway-plaintext-warning">
+                <ShieldAlert className="mt-px size-3.5 shrink-0 text-warning" aria-hidden />
+                {t("plaintextWarning")}
+              </p>
+            )}
             {isLoopback(token.data.grpc_url) && (
               <p className="flex items-start gap-2 rounded-md bg-warning-subtle px-3 py-2 text-xs text-fg" data-testid="gateway-loopback-warning">
                 <TriangleAlert className="mt-px size-3.5 shrink-0 text-warning" aria-hidden />

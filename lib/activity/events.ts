@@ -48,6 +48,7 @@ export const ACTIVITY_EVENTS = [
   "gateway_connected",
   "gateway_disconnected",
   "gateway_removed",
+  "gateway_token_rotated",
   "vpn_client_connected",
   "vpn_client_disconnected",
   "settings_changed",

@@ -4,7 +4,8 @@ import { deviceLocations, devices, enrollmentTokens, locations, users } from "..
 import { badRequest, conflict } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction, type Emit } from "../events";
-import { containsIp, firstFree, formatIp, isAssignable, parseIp } from "../wireguard/ip";
+import { containsIp, formatIp, parseIp } from "../net/ip";
+import { firstFree, isAssignable } from "../wireguard/ip";
 import { locationCidrs, requireLocation, type LocationRow } from "../locations/service";
 import { deleteDeviceRow, deviceConfig, requireDevice } from "./service";
 import type { NetworkDeviceCliInput, NetworkDeviceInput, NetworkDeviceUpdateInput } from "./schema";

@@ -19,7 +19,10 @@ export type DomainEvent =
   | { type: "device.deleted"; deviceId: number; pubkey: string | null; locationIds: number[] }
   | { type: "device.location.added"; deviceId: number; locationId: number }
   | { type: "device.location.removed"; deviceId: number; locationId: number }
-  | { type: "device.location.modified"; deviceId: number; locationId: number };
+  | { type: "device.location.modified"; deviceId: number; locationId: number }
+  | { type: "gateway.removed"; locationId: number; hostname: string }
+  /** Gateway tokens of this location older than `generation` are revoked. */
+  | { type: "gateway.token.rotated"; locationId: number; generation: number };
 
 type Handler = (e: DomainEvent) => void | Promise<void>;
 const g = globalThis as unknown as { __defguardEvents?: Set<Handler> };

@@ -12,7 +12,23 @@ export type WireUpdate =
   | { update_type: "MODIFY"; firewall_config: unknown }
   | { update_type: "MODIFY"; disable_firewall: Record<string, never> };
 
-export interface Subscriber {
+/**
+ * A gateway call this process holds (an Updates or Stats stream), opened with a token of
+ * `generation`. `cut` ends it: "revoked" when its token generation was rotated away,
+ * "removed" when an admin removed the gateway.
+ */
+export interface Session {
+  locationId: number;
+  hostname: string;
+  generation: number;
+  cut(why: "revoked" | "removed"): void;
+}
+
+/**
+ * An Updates stream: receives the location's changes. With hostname, generation and cut it is
+ * also a session that revocation and removal can end (in-process listeners leave them out).
+ */
+export interface Subscriber extends Partial<Session> {
   locationId: number;
   write(u: WireUpdate): void;
   end(): void;
@@ -20,19 +36,38 @@ export interface Subscriber {
 
 interface HubState {
   subs: Map<number, Set<Subscriber>>;
+  sessions: Set<Session>;
+  /** Per location, the lowest token generation still valid, as learnt from rotation events. */
+  minGeneration: Map<number, number>;
   client: pg.Client | null;
   stopped: boolean;
   queue: Promise<void>;
 }
 
 const g = globalThis as unknown as { __defguardHub?: HubState };
-const hub = (g.__defguardHub ??= { subs: new Map(), client: null, stopped: false, queue: Promise.resolve() });
+const hub = (g.__defguardHub ??= { subs: new Map(), sessions: new Set(), minGeneration: new Map(), client: null, stopped: false, queue: Promise.resolve() });
+// A hub kept on globalThis across a development reload may predate these fields.
+hub.sessions ??= new Set();
+hub.minGeneration ??= new Map();
+
+/**
+ * Hold a session. A session whose token generation was rotated away while it was being
+ * authenticated is cut at once (the rotation event may have arrived in between).
+ */
+export function register(s: Session): () => void {
+  hub.sessions.add(s);
+  if (s.generation < (hub.minGeneration.get(s.locationId) ?? 0)) queueMicrotask(() => s.cut("revoked"));
+  return () => void hub.sessions.delete(s);
+}
 
 export function subscribe(s: Subscriber): () => void {
   let set = hub.subs.get(s.locationId);
   if (!set) hub.subs.set(s.locationId, (set = new Set<Subscriber>()));
   set.add(s);
+  const { hostname, generation, cut } = s;
+  const unregister = hostname !== undefined && generation !== undefined && cut ? register({ locationId: s.locationId, hostname, generation, cut }) : () => {};
   return () => {
+    unregister();
     set!.delete(s);
     if (!set!.size) hub.subs.delete(s.locationId);
   };
@@ -43,6 +78,24 @@ export function subscriberCount(locationId?: number): number {
   let n = 0;
   for (const s of hub.subs.values()) n += s.size;
   return n;
+}
+
+/** Sessions (Updates and Stats calls) held for a location, for tests and diagnostics. */
+export function sessionCount(locationId: number): number {
+  let n = 0;
+  for (const s of hub.sessions) if (s.locationId === locationId) n++;
+  return n;
+}
+
+function cutWhere(match: (s: Session) => boolean, why: "revoked" | "removed") {
+  for (const s of [...hub.sessions]) {
+    if (!match(s)) continue;
+    try {
+      s.cut(why);
+    } catch (err) {
+      console.error("[gateways] closing a gateway call failed:", err);
+    }
+  }
 }
 
 function send(locationId: number, u: WireUpdate) {
@@ -105,6 +158,14 @@ export async function handleEvents(events: DomainEvent[]): Promise<void> {
         break;
       case "location.deleted":
         for (const s of [...(hub.subs.get(e.locationId) ?? [])]) s.end();
+        hub.minGeneration.delete(e.locationId);
+        break;
+      case "gateway.token.rotated":
+        if ((hub.minGeneration.get(e.locationId) ?? 0) < e.generation) hub.minGeneration.set(e.locationId, e.generation);
+        cutWhere((s) => s.locationId === e.locationId && s.generation < e.generation, "revoked");
+        break;
+      case "gateway.removed":
+        cutWhere((s) => s.locationId === e.locationId && s.hostname === e.hostname, "removed");
         break;
       default:
         break;
@@ -148,6 +209,7 @@ export async function stopHub(): Promise<void> {
   hub.stopped = true;
   for (const set of hub.subs.values()) for (const s of set) s.end();
   hub.subs.clear();
+  hub.sessions.clear();
   await hub.client?.end().catch(() => {});
   hub.client = null;
 }

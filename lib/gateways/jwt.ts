@@ -5,6 +5,10 @@ import { safeEqual } from "../crypto";
  * HS256 JWTs for gateways and provisioning workers (GATEWAY_PROTOCOL.md): claims
  * iss "DefGuard", sub "DEFGUARD-NETWORK-<locationId>" (workers: "DEFGUARD-WORKER"),
  * client_id, exp, nbf. Written with node:crypto; no library needed for one algorithm.
+ *
+ * Gateway tokens may carry one more claim, `gen`: the location's token generation when it was
+ * issued (absent = 0, so tokens issued before any rotation look exactly like defguard's).
+ * Gateways pass the token through unread, so the extra claim does not disturb them.
  */
 export const ISSUER = "DefGuard";
 const TEN_YEARS = 10 * 365 * 24 * 3600;
@@ -17,6 +21,7 @@ export interface Claims {
   client_id: string;
   exp: number;
   nbf: number;
+  gen?: number;
 }
 
 export function signJwt(claims: Claims, secret: string): string {
@@ -46,18 +51,19 @@ export function verifyJwt(token: string, secret: string, nowSec = Math.floor(Dat
   }
 }
 
-export function gatewayToken(locationId: number, secret: string, nowSec = Math.floor(Date.now() / 1000)): string {
-  return signJwt(
-    { iss: ISSUER, sub: `DEFGUARD-NETWORK-${locationId}`, client_id: String(locationId), exp: nowSec + TEN_YEARS, nbf: nowSec },
-    secret,
-  );
+export function gatewayToken(locationId: number, secret: string, generation = 0, nowSec = Math.floor(Date.now() / 1000)): string {
+  const claims: Claims = { iss: ISSUER, sub: `DEFGUARD-NETWORK-${locationId}`, client_id: String(locationId), exp: nowSec + TEN_YEARS, nbf: nowSec };
+  if (generation > 0) claims.gen = generation;
+  return signJwt(claims, secret);
 }
 
-/** The location a gateway token is for, or null. */
-export function locationFromToken(token: string, secret: string): number | null {
+/** The location a gateway token is for and the token generation it carries, or null. */
+export function gatewayFromToken(token: string, secret: string): { locationId: number; generation: number } | null {
   const c = verifyJwt(token, secret);
   if (!c) return null;
   const m = /^DEFGUARD-NETWORK-(\d{1,10})$/.exec(c.sub);
   if (!m || c.client_id !== m[1]) return null;
-  return Number(m[1]);
+  const generation = c.gen ?? 0;
+  if (!Number.isSafeInteger(generation) || generation < 0) return null;
+  return { locationId: Number(m[1]), generation };
 }

@@ -1,5 +1,6 @@
 import { and, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { getDb } from "../db";
+import { transaction } from "../events";
 import { gateways, groupUsers, groups, locations, users } from "../db/schema";
 import { getSettings } from "../settings/service";
 import { sendMail, smtpConfigured } from "../mail/service";
@@ -45,7 +46,9 @@ export async function notifyGateways(): Promise<{ down: string[]; up: string[] }
     : [];
   if (!down.length && !up.length) {
     // Reconnected gateways are re-armed even when no reconnect mail is wanted.
-    await db.update(gateways).set({ disconnectNotifiedAt: null }).where(and(eq(gateways.connected, true), isNotNull(gateways.disconnectNotifiedAt)));
+    await transaction((tx) =>
+      tx.update(gateways).set({ disconnectNotifiedAt: null }).where(and(eq(gateways.connected, true), isNotNull(gateways.disconnectNotifiedAt))),
+    );
     return result;
   }
   const to = await adminEmails();
@@ -57,7 +60,7 @@ export async function notifyGateways(): Promise<{ down: string[]; up: string[] }
         text: `The gateway ${g.hostname} of location ${location} has been disconnected since ${g.disconnectedAt!.toISOString()} (over ${s.gatewayInactivityThreshold} minutes). VPN clients of this location cannot connect through it.\n`,
       });
     }
-    await db.update(gateways).set({ disconnectNotifiedAt: new Date() }).where(eq(gateways.id, g.id));
+    await transaction((tx) => tx.update(gateways).set({ disconnectNotifiedAt: new Date() }).where(eq(gateways.id, g.id)));
     result.down.push(g.hostname);
   }
   for (const { g, location } of up) {
@@ -68,7 +71,7 @@ export async function notifyGateways(): Promise<{ down: string[]; up: string[] }
         text: `The gateway ${g.hostname} of location ${location} reconnected at ${g.connectedAt?.toISOString() ?? "an unknown time"}.\n`,
       });
     }
-    await db.update(gateways).set({ disconnectNotifiedAt: null }).where(eq(gateways.id, g.id));
+    await transaction((tx) => tx.update(gateways).set({ disconnectNotifiedAt: null }).where(eq(gateways.id, g.id)));
     result.up.push(g.hostname);
   }
   return result;

@@ -2,11 +2,12 @@ import { and, asc, eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { gateways, locations } from "../db/schema";
 import { notFound } from "../errors";
-import { grpcPort, publicUrl, secret } from "../config";
+import { grpcHost, grpcPort, grpcTlsFiles, publicUrl, secret } from "../config";
+import { transaction } from "../events";
 import { recordActivity, SYSTEM_ACTOR, type Actor } from "../activity/service";
 import { locationPrivateKey, requireLocation, type LocationRow } from "../locations/service";
-import { parseIp } from "../wireguard/ip";
-import { gatewayToken } from "./jwt";
+import { parseIp } from "../net/ip";
+import { gatewayFromToken, gatewayToken } from "./jwt";
 
 /** gateway.Peer as sent on the wire. */
 export interface WirePeer {
@@ -123,6 +124,12 @@ export async function listGateways(locationId?: number) {
   return rows.map((r) => toGatewayState(r.g, r.name));
 }
 
+/** GET /network/{id}/gateways: 404 for an unknown location, else its gateways. */
+export async function locationGateways(locationId: number) {
+  await requireLocation(getDb(), locationId);
+  return listGateways(locationId);
+}
+
 /** GET /network/gateways: {"<location id>": [GatewayState]}. */
 export async function gatewaysByLocation() {
   const out: Record<string, ReturnType<typeof toGatewayState>[]> = {};
@@ -130,60 +137,141 @@ export async function gatewaysByLocation() {
   return out;
 }
 
+/** Forget a gateway; a stream it still holds (on any console process) is closed. */
 export async function deleteGateway(actor: Actor, locationId: number, gatewayId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx, emit) => {
     const removed = await tx
       .delete(gateways)
       .where(and(eq(gateways.id, gatewayId), eq(gateways.locationId, locationId)))
       .returning();
     if (!removed.length) throw notFound("gateway not found");
-    await recordActivity(tx, actor, { event: "gateway_removed", description: `Removed gateway ${removed[0].hostname}` });
+    const [l] = await tx.select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
+    await recordActivity(tx, actor, { event: "gateway_removed", module: "vpn", location: l?.name ?? null, description: `Removed gateway ${removed[0].hostname}` });
+    emit({ type: "gateway.removed", locationId, hostname: removed[0].hostname });
   });
 }
 
-/** GET /network/{id}/token: {token, grpc_url}. */
-export async function tokenFor(locationId: number) {
-  await requireLocation(getDb(), locationId);
+const isLoopbackHost = (host: string) => {
+  const h = host.replace(/^\[|\]$/g, "").toLowerCase();
+  return h === "localhost" || h === "::1" || h.startsWith("127.");
+};
+
+/**
+ * {token, grpc_url} (defguard's answer) plus `grpc_plaintext_exposed`: gateways are served
+ * without TLS on an address other machines can reach, so the location's private key (sent in
+ * Config) crosses the network in clear.
+ */
+function tokenAnswer(locationId: number, generation: number) {
+  const tls = grpcTlsFiles() !== null;
   const host = new URL(publicUrl()).hostname;
-  return { token: gatewayToken(locationId, secret("gatewaySecret")), grpc_url: `http://${host}:${grpcPort()}` };
+  return {
+    token: gatewayToken(locationId, secret("gatewaySecret"), generation),
+    grpc_url: `${tls ? "https" : "http"}://${host}:${grpcPort()}`,
+    grpc_plaintext_exposed: !tls && !isLoopbackHost(grpcHost()),
+  };
 }
 
-/** A gateway fetched its configuration or opened its update stream. */
-export async function gatewaySeen(locationId: number, hostname: string, meta: { name?: string | null; version?: string | null }) {
-  const now = new Date();
-  await getDb()
-    .insert(gateways)
-    .values({ locationId, hostname, name: meta.name ?? null, version: meta.version ?? null, lastSeenAt: now })
-    .onConflictDoUpdate({
-      target: [gateways.locationId, gateways.hostname],
-      set: { lastSeenAt: now, ...(meta.name ? { name: meta.name } : {}), ...(meta.version ? { version: meta.version } : {}) },
+/** GET /network/{id}/token: a token of the location's current generation. */
+export async function tokenFor(locationId: number) {
+  const l = await requireLocation(getDb(), locationId);
+  return tokenAnswer(locationId, l.gatewayTokenGeneration);
+}
+
+/**
+ * POST /network/{id}/token/rotate: a new token generation. Tokens of older generations are
+ * refused from now on, and the streams opened with them (on every console process) are cut
+ * with UNAUTHENTICATED.
+ */
+export async function rotateToken(actor: Actor, locationId: number) {
+  const generation = await transaction(async (tx, emit) => {
+    const [l] = await tx
+      .update(locations)
+      .set({ gatewayTokenGeneration: sql`${locations.gatewayTokenGeneration} + 1` })
+      .where(eq(locations.id, locationId))
+      .returning({ name: locations.name, generation: locations.gatewayTokenGeneration });
+    if (!l) throw notFound("location not found");
+    await recordActivity(tx, actor, {
+      event: "gateway_token_rotated",
+      module: "vpn",
+      location: l.name,
+      description: `Regenerated the gateway token of ${l.name}; older tokens are revoked`,
     });
+    emit({ type: "gateway.token.rotated", locationId, generation: l.generation });
+    return l.generation;
+  });
+  return tokenAnswer(locationId, generation);
 }
 
-export async function gatewayConnected(locationId: number, hostname: string, processId: string) {
-  const [g] = await getDb()
-    .update(gateways)
-    .set({ connected: true, connectedAt: new Date(), processId, lastSeenAt: new Date() })
-    .where(and(eq(gateways.locationId, locationId), eq(gateways.hostname, hostname)))
+export type GatewayAuth =
+  | { ok: true; locationId: number; generation: number }
+  | { ok: false; reason: "invalid" | "revoked" | "no-location"; locationId?: number };
+
+/** Check a gateway's token: signature and claims, then the location's current token generation. */
+export async function authenticateGateway(token: string): Promise<GatewayAuth> {
+  const t = gatewayFromToken(token, secret("gatewaySecret"));
+  if (!t) return { ok: false, reason: "invalid" };
+  const [l] = await getDb()
+    .select({ generation: locations.gatewayTokenGeneration })
+    .from(locations)
+    .where(eq(locations.id, t.locationId));
+  if (!l) return { ok: false, reason: "no-location", locationId: t.locationId };
+  if (t.generation !== l.generation) return { ok: false, reason: "revoked", locationId: t.locationId };
+  return { ok: true, ...t };
+}
+
+type Meta = { name?: string | null; version?: string | null };
+
+async function upsertSeen(tx: Tx, locationId: number, hostname: string, meta: Meta, connected?: string) {
+  const now = new Date();
+  const set = {
+    lastSeenAt: now,
+    ...(meta.name ? { name: meta.name } : {}),
+    ...(meta.version ? { version: meta.version } : {}),
+    ...(connected ? { connected: true, connectedAt: now, processId: connected } : {}),
+  };
+  const [g] = await tx
+    .insert(gateways)
+    .values({ locationId, hostname, name: meta.name ?? null, version: meta.version ?? null, ...set })
+    .onConflictDoUpdate({ target: [gateways.locationId, gateways.hostname], set })
     .returning();
-  const [l] = await getDb().select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
-  await recordActivity(getDb(), SYSTEM_ACTOR, { event: "gateway_connected", module: "vpn", location: l?.name ?? null, description: `Gateway ${hostname} connected` });
   return g;
 }
 
+/** A gateway fetched its configuration. */
+export async function gatewaySeen(locationId: number, hostname: string, meta: Meta) {
+  await transaction((tx) => upsertSeen(tx, locationId, hostname, meta));
+}
+
+/** A gateway opened its update stream (held by console process `processId`). */
+export async function gatewayConnected(locationId: number, hostname: string, processId: string, meta: Meta = {}) {
+  return transaction(async (tx) => {
+    const g = await upsertSeen(tx, locationId, hostname, meta, processId);
+    const [l] = await tx.select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
+    await recordActivity(tx, SYSTEM_ACTOR, { event: "gateway_connected", module: "vpn", location: l?.name ?? null, description: `Gateway ${hostname} connected` });
+    return g;
+  });
+}
+
+/** A gateway's update stream ended. Nothing is recorded for a gateway removed meanwhile. */
 export async function gatewayDisconnected(locationId: number, hostname: string) {
-  await getDb()
-    .update(gateways)
-    .set({ connected: false, disconnectedAt: new Date() })
-    .where(and(eq(gateways.locationId, locationId), eq(gateways.hostname, hostname)));
-  const [l] = await getDb().select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
-  await recordActivity(getDb(), SYSTEM_ACTOR, { event: "gateway_disconnected", module: "vpn", location: l?.name ?? null, description: `Gateway ${hostname} disconnected` });
+  await transaction(async (tx) => {
+    const updated = await tx
+      .update(gateways)
+      .set({ connected: false, disconnectedAt: new Date() })
+      .where(and(eq(gateways.locationId, locationId), eq(gateways.hostname, hostname)))
+      .returning({ id: gateways.id });
+    if (!updated.length) return;
+    const [l] = await tx.select({ name: locations.name }).from(locations).where(eq(locations.id, locationId));
+    await recordActivity(tx, SYSTEM_ACTOR, { event: "gateway_disconnected", module: "vpn", location: l?.name ?? null, description: `Gateway ${hostname} disconnected` });
+  });
 }
 
 /** At start-up: gateways recorded as connected through this process's previous life are not. */
 export async function resetStaleConnections(processId: string) {
-  await getDb()
-    .update(gateways)
-    .set({ connected: false, disconnectedAt: new Date() })
-    .where(and(eq(gateways.connected, true), sql`${gateways.processId} is distinct from ${processId}`, sql`${gateways.lastSeenAt} < now() - interval '2 minutes'`));
+  await transaction((tx) =>
+    tx
+      .update(gateways)
+      .set({ connected: false, disconnectedAt: new Date() })
+      .where(and(eq(gateways.connected, true), sql`${gateways.processId} is distinct from ${processId}`, sql`${gateways.lastSeenAt} < now() - interval '2 minutes'`)),
+  );
 }

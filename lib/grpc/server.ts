@@ -1,10 +1,10 @@
 import * as grpc from "@grpc/grpc-js";
 import { randomUUID } from "node:crypto";
-import { secret } from "../config";
+import { readFileSync } from "node:fs";
+import { grpcTlsFiles } from "../config";
 import { VERSION } from "../settings/info";
-import { locationFromToken } from "../gateways/jwt";
-import { gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySeen } from "../gateways/service";
-import { subscribe, type WireUpdate } from "../gateways/hub";
+import { authenticateGateway, gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySeen } from "../gateways/service";
+import { register, subscribe, type WireUpdate } from "../gateways/hub";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
 
@@ -20,22 +20,48 @@ function first(md: grpc.Metadata, key: string): string | null {
 
 interface GatewayCaller {
   locationId: number;
+  generation: number;
   hostname: string;
   version: string | null;
 }
 
-/** The location a call's token is for (raw JWT in `authorization`; a "Bearer " prefix is tolerated). */
-function authenticate(md: grpc.Metadata): GatewayCaller | null {
+type Refusal = { code: grpc.status; details: string };
+
+const unauthenticated: Refusal = { code: grpc.status.UNAUTHENTICATED, details: "invalid or missing gateway token" };
+const revoked: Refusal = { code: grpc.status.UNAUTHENTICATED, details: "gateway token revoked" };
+const locationGone: Refusal = { code: grpc.status.NOT_FOUND, details: "location not found" };
+const removed: Refusal = { code: grpc.status.UNAVAILABLE, details: "gateway removed by an administrator" };
+const internal: Refusal = { code: grpc.status.INTERNAL, details: "internal error" };
+
+/**
+ * Who is calling: the token (raw JWT in `authorization`; a "Bearer " prefix is tolerated) must
+ * be valid and of its location's current generation. A refusal is logged and returned.
+ */
+async function authenticate(kind: string, call: { metadata: grpc.Metadata; getPeer(): string }): Promise<GatewayCaller | Refusal> {
+  const md = call.metadata;
   const raw = first(md, "authorization");
-  if (!raw) return null;
-  const locationId = locationFromToken(raw.replace(/^Bearer\s+/i, ""), secret("gatewaySecret"));
-  if (locationId === null) return null;
+  let auth: Awaited<ReturnType<typeof authenticateGateway>>;
+  try {
+    auth = raw ? await authenticateGateway(raw.replace(/^Bearer\s+/i, "")) : { ok: false, reason: "invalid" };
+  } catch (err) {
+    console.error(`[grpc] ${kind}: checking the token failed:`, err);
+    return internal;
+  }
+  if (!auth.ok) {
+    if (auth.reason === "no-location") return locationGone;
+    const why = auth.reason === "revoked" ? `revoked token of location ${auth.locationId}` : "invalid token";
+    console.warn(`[grpc] ${kind}: refused call from ${call.getPeer()} (hostname ${first(md, "hostname") ?? "?"}): ${why}`);
+    return auth.reason === "revoked" ? revoked : unauthenticated;
+  }
   return {
-    locationId,
+    locationId: auth.locationId,
+    generation: auth.generation,
     hostname: (first(md, "hostname") ?? "unknown").slice(0, 253),
     version: first(md, "defguard-component-version")?.slice(0, 64) ?? null,
   };
 }
+
+const refused = (who: GatewayCaller | Refusal): who is Refusal => "code" in who;
 
 const versionMetadata = () => {
   const md = new grpc.Metadata();
@@ -43,103 +69,122 @@ const versionMetadata = () => {
   return md;
 };
 
-const unauthenticated = { code: grpc.status.UNAUTHENTICATED, details: "invalid or missing gateway token" };
-
-function logRefusal(kind: string, md: grpc.Metadata, peer: string) {
-  console.warn(`[grpc] ${kind}: refused call from ${peer} (hostname ${first(md, "hostname") ?? "?"}): invalid token`);
-}
-
 const gatewayService: grpc.UntypedServiceImplementation = {
   Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    const who = authenticate(call.metadata);
-    if (!who) {
-      logRefusal("Config", call.metadata, call.getPeer());
-      return cb(unauthenticated);
-    }
-    call.sendMetadata(versionMetadata());
     void (async () => {
-      const cfg = await gatewayConfiguration(who.locationId);
-      await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
-      return cfg;
-    })().then(
-      (cfg) => cb(null, cfg),
-      (err) => {
+      const who = await authenticate("Config", call);
+      if (refused(who)) return cb(who);
+      call.sendMetadata(versionMetadata());
+      try {
+        const cfg = await gatewayConfiguration(who.locationId);
+        await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
+        cb(null, cfg);
+      } catch (err) {
         const notFound = (err as { status?: number }).status === 404;
         if (!notFound) console.error("[grpc] Config failed:", err);
-        cb({ code: notFound ? grpc.status.NOT_FOUND : grpc.status.INTERNAL, details: notFound ? "location not found" : "internal error" });
-      },
-    );
+        cb(notFound ? locationGone : internal);
+      }
+    })();
   },
 
   Updates(call: grpc.ServerWritableStream<unknown, WireUpdate>) {
-    const who = authenticate(call.metadata);
-    if (!who) {
-      logRefusal("Updates", call.metadata, call.getPeer());
-      call.emit("error", unauthenticated);
-      return;
-    }
-    call.sendMetadata(versionMetadata());
     let closed = false;
-    const unsubscribe = subscribe({
-      locationId: who.locationId,
-      write: (u) => {
-        if (!closed) call.write(u);
-      },
-      end: () => {
-        if (!closed) call.end();
-      },
-    });
+    let after: (() => void) | null = null;
     const close = () => {
       if (closed) return;
       closed = true;
-      unsubscribe();
-      gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", err));
+      after?.();
     };
     call.on("cancelled", close);
     call.on("close", close);
     call.on("finish", close);
     call.on("error", close);
-    gatewaySeen(who.locationId, who.hostname, { version: who.version })
-      .then(() => gatewayConnected(who.locationId, who.hostname, PROCESS_ID))
-      .catch((err) => {
+    const fail = (r: Refusal) => {
+      if (!closed) call.emit("error", r);
+      close();
+    };
+    void (async () => {
+      const who = await authenticate("Updates", call);
+      if (closed) return;
+      if (refused(who)) return fail(who);
+      call.sendMetadata(versionMetadata());
+      const unsubscribe = subscribe({
+        locationId: who.locationId,
+        hostname: who.hostname,
+        generation: who.generation,
+        write: (u) => {
+          if (!closed) call.write(u);
+        },
+        end: () => {
+          if (!closed) call.end();
+        },
+        cut: (why) => fail(why === "revoked" ? revoked : removed),
+      });
+      let connected = false;
+      after = () => {
+        unsubscribe();
+        if (connected) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", err));
+      };
+      try {
+        await gatewayConnected(who.locationId, who.hostname, PROCESS_ID, { version: who.version });
+        connected = true;
+        // Ended while the connection was being recorded: record its end too.
+        if (closed) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", err));
+      } catch (err) {
         // The location is gone (or the database is): this stream has nothing to carry.
         console.warn(`[grpc] Updates for location ${who.locationId} refused: ${err instanceof Error ? err.message : err}`);
-        if (!closed) call.emit("error", { code: grpc.status.NOT_FOUND, details: "location not found" });
-        close();
-      });
+        fail(locationGone);
+      }
+    })();
   },
 
   Stats(call: grpc.ServerReadableStream<{ id: number; payload?: string; peer_stats?: Record<string, unknown> }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    const who = authenticate(call.metadata);
-    if (!who) {
-      logRefusal("Stats", call.metadata, call.getPeer());
-      return cb(unauthenticated);
-    }
-    const buffer = new StatsBuffer(who.locationId);
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      void buffer.flush().then(() => cb(null, {}));
-    };
-    call.on("data", (msg) => {
-      const s = msg.peer_stats;
-      if (msg.payload !== "peer_stats" || !s || typeof s.public_key !== "string") return;
-      buffer.push({
-        public_key: s.public_key,
-        endpoint: String(s.endpoint ?? ""),
-        upload: Number(s.upload ?? 0),
-        download: Number(s.download ?? 0),
-        latest_handshake: Number(s.latest_handshake ?? 0),
+    void (async () => {
+      // Messages wait in the stream until the "data" listener below is attached.
+      const who = await authenticate("Stats", call);
+      if (refused(who)) return cb(who);
+      const buffer = new StatsBuffer(who.locationId);
+      let done = false;
+      let unregister = () => {};
+      const finish = (status: Refusal | null) => {
+        if (done) return;
+        done = true;
+        unregister();
+        void buffer.flush().then(() => (status ? cb(status) : cb(null, {})));
+      };
+      unregister = register({
+        locationId: who.locationId,
+        hostname: who.hostname,
+        generation: who.generation,
+        cut: (why) => finish(why === "revoked" ? revoked : removed),
       });
-    });
-    call.on("end", finish);
-    // A stream cut mid-message: keep what arrived, log, and carry on serving.
-    call.on("error", (err) => {
-      console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
-      done = true;
-      void buffer.flush();
-    });
+      call.on("data", (msg) => {
+        if (done) return;
+        const s = msg.peer_stats;
+        if (msg.payload !== "peer_stats" || !s || typeof s.public_key !== "string") return;
+        buffer.push({
+          public_key: s.public_key,
+          endpoint: String(s.endpoint ?? ""),
+          upload: Number(s.upload ?? 0),
+          download: Number(s.download ?? 0),
+          latest_handshake: Number(s.latest_handshake ?? 0),
+        });
+      });
+      call.on("end", () => finish(null));
+      // A stream cut mid-message (or cancelled by the gateway): keep what arrived and carry on serving.
+      const dropped = () => {
+        if (done) return;
+        done = true;
+        unregister();
+        void buffer.flush();
+      };
+      call.on("error", (err) => {
+        console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
+        dropped();
+      });
+      call.on("cancelled", dropped);
+      if (call.cancelled) dropped();
+    })();
   },
 };
 
@@ -147,6 +192,23 @@ export interface GrpcServerHandle {
   port: number;
   stop(): Promise<void>;
 }
+
+/** TLS with DEFGUARD_GRPC_CERT / DEFGUARD_GRPC_KEY (PEM files), else h2c. */
+function serverCredentials(): grpc.ServerCredentials {
+  const files = grpcTlsFiles();
+  if (!files) return grpc.ServerCredentials.createInsecure();
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path);
+    } catch (err) {
+      throw new Error(`cannot read the gRPC TLS ${what} ${path}: ${err instanceof Error ? err.message : err}`);
+    }
+  };
+  return grpc.ServerCredentials.createSsl(null, [{ cert_chain: read(files.cert, "certificate"), private_key: read(files.key, "key") }], false);
+}
+
+/** Whether the gRPC server speaks TLS (for start-up logs). */
+export const grpcTls = () => grpcTlsFiles() !== null;
 
 export async function startGrpcServer(host: string, port: number): Promise<GrpcServerHandle> {
   const protos = loadProtos();
@@ -158,7 +220,7 @@ export async function startGrpcServer(host: string, port: number): Promise<GrpcS
   });
   server.addService(protos.gateway.GatewayService.service, gatewayService);
   const bound = await new Promise<number>((res, rej) =>
-    server.bindAsync(`${host}:${port}`, grpc.ServerCredentials.createInsecure(), (err, p) => (err ? rej(err) : res(p))),
+    server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${port}`, serverCredentials(), (err, p) => (err ? rej(err) : res(p))),
   );
   return {
     port: bound,

@@ -6,7 +6,7 @@ import { encryptSecret } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
 import { parseConfig, WgConfigError } from "../wireguard/config";
-import { parseCidr, parseCidrOrIp, formatIp } from "../wireguard/ip";
+import { parseCidr, parseCidrOrIp, formatIp } from "../net/ip";
 import { isValidKey, publicKeyFromPrivate } from "../wireguard/keys";
 import { assignInLocation } from "../devices/service";
 import { checkIps } from "../devices/network";

@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { capacity, cidrsOverlap, parseCidrList, parseCidrOrIp, parseIp } from "../wireguard/ip";
+import { cidrsOverlap, parseCidrOrIp, parseIp } from "../net/ip";
+import { capacity, parseCidrList } from "../wireguard/ip";
 import { requiredOrType, V } from "../validation";
 
 const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;

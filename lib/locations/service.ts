@@ -6,15 +6,13 @@ import { decryptSecret, encryptSecret } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction, type Emit } from "../events";
 import {
-  allocateMany,
-  capacity,
   containsIp,
   formatIp,
-  isAssignable,
   parseCidr,
   parseIp,
   type Cidr,
-} from "../wireguard/ip";
+} from "../net/ip";
+import { allocateMany, capacity, isAssignable } from "../wireguard/ip";
 import { generateKeyPair, publicKeyFromPrivate } from "../wireguard/keys";
 import type { LocationInput } from "./schema";
 

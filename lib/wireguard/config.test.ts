@@ -12,7 +12,7 @@ import {
   WgConfigError,
   type WgConfig,
 } from "./config";
-import { formatIp } from "./ip";
+import { formatIp } from "../net/ip";
 import { generateKeyPair, generatePresharedKey } from "./keys";
 
 const KEY_A = "yAnz5TF+lXXJte14tji3zlMNq+hd2rYUIgJBgB3fBmk=";

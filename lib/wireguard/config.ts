@@ -2,7 +2,7 @@
  * wg-quick configuration files: rendering the client config a device downloads, and
  * parsing an existing file (location import). Pure functions, no I/O.
  */
-import { parseCidrOrIp, parseIp } from "./ip";
+import { parseCidrOrIp, parseIp } from "../net/ip";
 import { isValidKey } from "./keys";
 
 export interface WgInterface {

@@ -23,6 +23,8 @@ export const locations = pgTable(
     aclDefaultAllow: boolean("acl_default_allow").notNull().default(false),
     /** "disabled" | "internal" | "external" */
     mfaMode: text("location_mfa_mode").notNull().default("disabled"),
+    /** Gateway tokens older than this generation are revoked ("Regenerate token" increments it). */
+    gatewayTokenGeneration: integer("gateway_token_generation").notNull().default(0),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [uniqueIndex("locations_name_idx").on(t.name)],

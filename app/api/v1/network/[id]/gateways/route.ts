@@ -1,11 +1,5 @@
 import { route } from "@/lib/http/route";
-import { listGateways } from "@/lib/gateways/service";
-import { requireLocation } from "@/lib/locations/service";
-import { getDb } from "@/lib/db";
+import { locationGateways } from "@/lib/gateways/service";
 import { parseId } from "@/lib/validation";
 
-export const GET = route({ access: "admin" }, async ({ params }) => {
-  const id = parseId(params.id);
-  await requireLocation(getDb(), id);
-  return listGateways(id);
-});
+export const GET = route({ access: "admin" }, async ({ params }) => locationGateways(parseId(params.id)));

@@ -1,0 +1,1 @@
+ALTER TABLE "locations" ADD COLUMN "gateway_token_generation" integer DEFAULT 0 NOT NULL;
