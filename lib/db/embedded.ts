@@ -407,13 +407,13 @@ export async function startEmbeddedPostgres(
   const ids = account ? { uid: account.uid, gid: account.gid } : {};
   // A minimal environment: the console's secrets are not PostgreSQL's business (and an account
   // of its own could read them from /proc).
-  const env: Record<string, string> = {
+  const env = {
     PATH: process.env.PATH ?? "/usr/bin:/bin",
     LC_ALL: "C",
     LC_MESSAGES: "C",
     TZ: process.env.TZ ?? "UTC",
     DEFGUARD_CONSOLE_PID: String(process.pid),
-  };
+  } as unknown as NodeJS.ProcessEnv;
 
   if (!existsSync(join(cluster, "PG_VERSION"))) {
     const pwfile = join(tmpdir(), `defguard-pg-${randomBytes(6).toString("hex")}`);
