@@ -54,7 +54,7 @@ async function until(what: string, ok: () => boolean | Promise<boolean>, ms = 15
 /** Run tests/embedded-db-child.ts; resolves with its JSON line, or rejects with its stderr. */
 function runChild(
   args: string[],
-  opts: { wrap?: string[]; env?: NodeJS.ProcessEnv } = {},
+  opts: { wrap?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ child: ChildProcess; info: { url: string; pid: number; dir: string } }> {
   const cmd = [...(opts.wrap ?? []), process.execPath, "--import", "tsx", "tests/embedded-db-child.ts", ...args];
   const child = spawn(cmd[0], cmd.slice(1), { cwd: repo, env: { ...process.env, ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
