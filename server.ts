@@ -11,6 +11,7 @@ import { resolveSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
+import { registerEmbeddedDb } from "./lib/db/health";
 import { bootstrap } from "./lib/bootstrap";
 import { grpcPort } from "./lib/config";
 import { startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
@@ -43,6 +44,7 @@ async function main() {
       log,
     });
     embeddedForExit = embedded;
+    registerEmbeddedDb(embedded);
     process.env.DATABASE_URL = embedded.url;
     const where = embedded.dir === dir ? dir : `${embedded.dir} (linked from ${dir})`;
     log(`embedded PostgreSQL running from ${where} on 127.0.0.1:${embedded.port} (PID ${embedded.pid()})`);

@@ -546,11 +546,5 @@ export async function startEmbeddedPostgres(
       }
     },
   };
-  (globalThis as unknown as { __defguardEmbeddedDb?: EmbeddedDb }).__defguardEmbeddedDb = db;
   return db;
-}
-
-/** The embedded server this process runs, if any (shared with the route bundles via globalThis). */
-export function currentEmbeddedDb(): EmbeddedDb | null {
-  return (globalThis as unknown as { __defguardEmbeddedDb?: EmbeddedDb }).__defguardEmbeddedDb ?? null;
 }

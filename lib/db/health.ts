@@ -5,6 +5,14 @@ interface EmbeddedState {
   state(): "running" | "restarting" | "stopped";
 }
 
+// Kept on globalThis: server.ts and the route bundles Next.js compiles are separate module graphs.
+const g = globalThis as unknown as { __defguardEmbeddedDb?: EmbeddedState };
+
+/** server.ts registers the embedded server it supervises, so health knows when it is restarting. */
+export function registerEmbeddedDb(db: EmbeddedState | null): void {
+  g.__defguardEmbeddedDb = db ?? undefined;
+}
+
 /**
  * True when the database accepts a new connection and answers a trivial query within
  * `timeoutMs`. A fresh connection, not one from the pool: a server in shutdown still answers on
@@ -12,8 +20,7 @@ interface EmbeddedState {
  * the embedded server is being restarted the answer is false without trying.
  */
 export async function databaseReachable(timeoutMs = 2000): Promise<boolean> {
-  const embedded = (globalThis as unknown as { __defguardEmbeddedDb?: EmbeddedState }).__defguardEmbeddedDb;
-  if (embedded && embedded.state() !== "running") return false;
+  if (g.__defguardEmbeddedDb && g.__defguardEmbeddedDb.state() !== "running") return false;
   const client = new pg.Client({ connectionString: databaseUrl(), connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on("error", () => {});
   try {
