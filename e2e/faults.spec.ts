@@ -114,6 +114,8 @@ test("kill -9 and -TERM of the postmaster and kill -9 of the console: recovery w
   const env = { DEFGUARD_DEFAULT_ADMIN_PASSWORD: ADMIN_PASSWORD };
   let server: RunningServer | null = await startServer({ dataDir, logFile, env, entry: "start" });
   let failed = true;
+  const t0 = Date.now();
+  const note = (m: string) => console.log(`[faults] +${((Date.now() - t0) / 1000).toFixed(1)} s ${m}`);
   try {
     let client = await Client.signedIn(server.baseURL);
     const w = writer(() => client);
@@ -126,8 +128,9 @@ test("kill -9 and -TERM of the postmaster and kill -9 of the console: recovery w
       }
     };
     await waitWrites(10);
+    note(`first start took ${Math.round(server.startupMs)} ms; writes flowing`);
 
-    // 1. kill -9 of the postmaster during writes.
+    // 1. and 2. kill -9, then kill -TERM of the postmaster during writes.
     for (const signal of ["SIGKILL", "SIGTERM"] as const) {
       const pm = postmasterPid(dataDir);
       process.kill(pm, signal);
@@ -136,7 +139,9 @@ test("kill -9 and -TERM of the postmaster and kill -9 of the console: recovery w
       const down = health.seen.filter((s) => s.status === 503);
       expect(down.length).toBeGreaterThan(0);
       expect(down.every((s) => s.database === false)).toBe(true);
+      note(`${signal} of the postmaster: health back after ${health.recoveredMs} ms (${down.length} polls answered 503)`);
       await waitWrites(10);
+      note(`writes resumed (${w.acked.length} acknowledged, ${w.refusals.length} refused)`);
       expect(pidAlive(pm)).toBe(false);
       expect(postmasterPid(dataDir)).not.toBe(pm);
     }
@@ -158,7 +163,9 @@ test("kill -9 and -TERM of the postmaster and kill -9 of the console: recovery w
     server = null;
     expect(pidAlive(pm), "the embedded PostgreSQL outlives a console killed with -9").toBe(true);
 
+    note("console killed with -9; starting again");
     server = await startServer({ dataDir, logFile, env, entry: "start" });
+    note(`console up again in ${Math.round(server.startupMs)} ms`);
     expect(pidAlive(pm)).toBe(false);
     expect(server.log()).toMatch(/stopping the embedded PostgreSQL \(PID \d+\) left running by a console that did not shut down/);
     expect(server.log()).not.toMatch(/start-up failed/);

@@ -9,9 +9,18 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, re
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres, type EmbeddedDb } from "@/lib/db/embedded";
-import { isDatabaseUnavailable } from "@/lib/db/health";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { sql } from "drizzle-orm";
+import { GET as healthGet } from "@/app/api/v1/health/route";
+import { POST as authPost } from "@/app/api/v1/auth/route";
+import { closeDb, getDb } from "@/lib/db";
+import { freePort, startEmbeddedPostgres, type EmbeddedDb } from "@/lib/db/embedded";
+import { isDatabaseUnavailable, registerEmbeddedDb } from "@/lib/db/health";
+import { route } from "@/lib/http/route";
+import { call } from "./helpers";
+
+// Each test starts real clusters (initdb, crash recovery): on a busy machine that takes a while.
+vi.setConfig({ testTimeout: 120_000 });
 
 const repo = process.cwd();
 const isRoot = process.getuid?.() === 0;
@@ -229,5 +238,48 @@ describe("supervision", () => {
       await db.stop();
     }
     expect(existsSync(join(dir, "postmaster.pid"))).toBe(false);
+  });
+});
+
+describe("requests while the database is down", () => {
+  const original = process.env.DATABASE_URL!;
+  afterAll(async () => {
+    await closeDb();
+    process.env.DATABASE_URL = original;
+    registerEmbeddedDb(null);
+  });
+
+  it("answer 503 {msg}, not 500, when the database refuses connections", async () => {
+    await closeDb();
+    process.env.DATABASE_URL = `postgres://defguard:x@127.0.0.1:${await freePort()}/defguard`;
+    const probe = route({ access: "public" }, async () => (await getDb().execute(sql`select 1 as one`)).rows);
+    const res = await call(probe, { path: "/api/v1/probe" });
+    expect(res.status).toBe(503);
+    expect(Object.keys(res.json)).toEqual(["msg"]);
+    const signIn = await call(authPost, { method: "POST", path: "/api/v1/auth", body: { username: "admin", password: "whatever1A!" } });
+    expect(signIn.status).toBe(503);
+    expect(typeof signIn.json.msg).toBe("string");
+  });
+
+  it("health says database:false while the supervised server restarts, and true once it is back", async () => {
+    const dir = join(tempDir("defguard-health-"), "postgres");
+    const db = await startEmbeddedPostgres(dir, "pw-health");
+    registerEmbeddedDb(db);
+    await closeDb();
+    process.env.DATABASE_URL = db.url;
+    try {
+      expect((await call(healthGet, { path: "/api/v1/health" })).status).toBe(200);
+      process.kill(db.pid()!, "SIGKILL");
+      await until("the supervisor to notice", () => db.state() === "restarting", 5000);
+      const down = await call(healthGet, { path: "/api/v1/health" });
+      expect(down.status).toBe(503);
+      expect(down.json.database).toBe(false);
+      await until("health to recover", async () => (await call(healthGet, { path: "/api/v1/health" })).status === 200, 15_000);
+    } finally {
+      registerEmbeddedDb(null);
+      await closeDb();
+      process.env.DATABASE_URL = original;
+      await db.stop();
+    }
   });
 });
