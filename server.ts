@@ -8,9 +8,10 @@ import { join } from "node:path";
 import next from "next";
 import { dataDir, httpPort } from "./lib/config";
 import { resolveSecrets } from "./lib/secrets-file";
-import { startEmbeddedPostgres, type EmbeddedDb } from "./lib/db/embedded";
+import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
+import { registerEmbeddedDb } from "./lib/db/health";
 import { bootstrap } from "./lib/bootstrap";
 import { grpcHost, grpcPort } from "./lib/config";
 import { grpcTls, startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
@@ -36,9 +37,13 @@ async function main() {
     const dir = join(dataDir(), "postgres");
     embedded = await startEmbeddedPostgres(dir, secrets.embeddedDbPassword!, {
       port: process.env.DEFGUARD_EMBEDDED_DB_PORT ? Number(process.env.DEFGUARD_EMBEDDED_DB_PORT) : undefined,
+      log,
     });
+    embeddedForExit = embedded;
+    registerEmbeddedDb(embedded);
     process.env.DATABASE_URL = embedded.url;
-    log(`embedded PostgreSQL running from ${dir} on 127.0.0.1:${embedded.port}`);
+    const where = embedded.dir === dir ? dir : `${embedded.dir} (linked from ${dir})`;
+    log(`embedded PostgreSQL running from ${where} on 127.0.0.1:${embedded.port} (PID ${embedded.pid()})`);
   }
   await runMigrations(process.env.DATABASE_URL!);
   const boot = await bootstrap();
@@ -113,7 +118,13 @@ async function main() {
   process.on("SIGTERM", () => void stop("SIGTERM"));
 }
 
-main().catch((err) => {
-  console.error("[defguard] start-up failed:", err instanceof Error ? err.message : err);
+let embeddedForExit: EmbeddedDb | null = null;
+main().catch(async (err) => {
+  // One sentence for the operator: our own start-up errors already are one; anything else
+  // is shown with its message (never "undefined").
+  const msg = err instanceof Error ? err.message || err.name : String(err);
+  console.error(`[defguard] start-up failed: ${msg}`);
+  if (!(err instanceof EmbeddedDbError) && err instanceof Error && err.stack) console.error(err.stack);
+  await embeddedForExit?.stop().catch(() => {});
   process.exit(1);
 });

@@ -32,9 +32,10 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * A temp directory under /tmp that the embedded PostgreSQL can use: run as root, it initialises
- * and runs the cluster as the unprivileged "postgres" user, which must be able to enter the
- * directory (mkdtemp creates it 0700).
+ * A temp directory under /tmp for a data directory: run as root, the embedded PostgreSQL runs
+ * as the unprivileged "postgres" account, and when that account can enter the directory
+ * (mkdtemp creates it 0700) the cluster stays inside it instead of going to the system
+ * directory (lib/db/embedded.ts), so removing the temp directory removes everything.
  */
 export function makeTempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));

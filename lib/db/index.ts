@@ -26,7 +26,13 @@ export function databaseUrl(): string {
 function holder(): Holder {
   const url = databaseUrl();
   if (!g.__defguardDb || g.__defguardDb.url !== url) {
-    const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DEFGUARD_DB_POOL_SIZE || 20) });
+    // A bounded connect time: while the database is down or restarting, requests fail (503)
+    // instead of queueing forever; the pool opens new connections once it is back.
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: Number(process.env.DEFGUARD_DB_POOL_SIZE || 20),
+      connectionTimeoutMillis: 5000,
+    });
     pool.on("error", (err) => console.error("[db] idle client error:", err.message));
     g.__defguardDb = { url, pool, db: drizzle(pool, { schema }) };
   }
@@ -49,7 +55,7 @@ export function getDb(): Db {
 export function getStatsPool(): pg.Pool {
   const h = holder();
   if (!h.statsPool) {
-    h.statsPool = new pg.Pool({ connectionString: h.url, max: 2, options: "-c synchronous_commit=off" });
+    h.statsPool = new pg.Pool({ connectionString: h.url, max: 2, connectionTimeoutMillis: 5000, options: "-c synchronous_commit=off" });
     h.statsPool.on("error", (err) => console.error("[db] idle stats client error:", err.message));
   }
   return h.statsPool;

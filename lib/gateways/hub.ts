@@ -196,11 +196,25 @@ export async function startHub(): Promise<void> {
       console.error("[gateways] event listener lost its connection:", err.message);
       hub.client = null;
       client.end().catch(() => {});
-      if (!hub.stopped) setTimeout(() => void connect().catch(() => {}), 1000);
+      if (!hub.stopped) void reconnect();
     });
     await client.connect();
     await client.query(`LISTEN ${EVENTS_CHANNEL}`);
     hub.client = client;
+  };
+  // While the database is down, retry with backoff (0.5 s doubling to 10 s) until it answers.
+  const reconnect = async () => {
+    for (let delay = 500; !hub.stopped; delay = Math.min(delay * 2, 10_000)) {
+      await new Promise((r) => setTimeout(r, delay));
+      if (hub.stopped) return;
+      try {
+        await connect();
+        console.error("[gateways] event listener reconnected");
+        return;
+      } catch {
+        // still down
+      }
+    }
   };
   await connect();
 }

