@@ -345,7 +345,7 @@ describe("settings: the SMTP password never leaves the server", () => {
     expect(activity.text).not.toContain(SECRET);
     const dump = await query("select * from activity_log");
     expect(JSON.stringify(dump)).not.toContain(SECRET);
-    expect(activity.json.data.find((r: Entry) => r.event === "settings_changed")).toMatchObject({ username: "root" });
+    expect(activity.json.data.find((r: Entry) => r.event === "settings_updated")).toMatchObject({ username: "root" });
   });
 
   it("an empty or missing smtp_password keeps the stored one; null clears it", async () => {

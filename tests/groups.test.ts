@@ -304,7 +304,7 @@ describe("POST /groups-assign", () => {
     expect(res.status, res.text).toBe(200);
     expect(await members("vpn-users")).toEqual(["ala", "ela", "iza"]);
     expect(await members("empty")).toEqual(["ala", "ela", "iza"]);
-    expect(await lastEvent()).toMatchObject({ event: "groups_assigned", username: "root", description: "Assigned 3 user(s) to empty, vpn-users" });
+    expect(await lastEvent()).toMatchObject({ event: "groups_bulk_assigned", username: "root", description: "Assigned 3 user(s) to empty, vpn-users" });
   });
 
   it("refuses unknown groups or users and bad input with 400; nothing changes", async () => {
@@ -359,7 +359,7 @@ describe("every group mutation leaves exactly one activity entry", () => {
       ["group_modified", () => edit(root, "audit", { name: "audit2", members: ["ala"] })],
       ["group_member_added", () => add(root, "audit2", { username: "ola" })],
       ["group_member_removed", () => kick(root, "audit2", "ala")],
-      ["groups_assigned", () => assign(root, { groups: ["audit2"], users: [ids.iza] })],
+      ["groups_bulk_assigned", () => assign(root, { groups: ["audit2"], users: [ids.iza] })],
       ["group_removed", () => del(root, "audit2")],
     ];
     for (const [, step] of steps) expect((await step()).status).toBeLessThan(300);

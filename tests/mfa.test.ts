@@ -116,7 +116,7 @@ describe("TOTP", () => {
     const replay = await post(totpVerifyPost, half2, { code });
     expect(replay.status).toBe(401);
     expect(replay.json.msg).toBe("code is invalid");
-    expect(await events("tina")).toEqual(expect.arrayContaining(["mfa_totp_enabled", "user_login", "mfa_login_failed"]));
+    expect(await events("tina")).toEqual(expect.arrayContaining(["mfa_totp_enabled", "user_login", "user_mfa_login_failed"]));
   });
 
   it("counts wrong codes toward the lockout: after 5, even a right code gets 429", async () => {

@@ -810,7 +810,7 @@ describe("password reset by e-mail", () => {
       "select token_hash from password_reset_tokens t join users u on u.id = t.user_id where u.username = 'jan'",
     );
     expect(rows).toEqual([{ token_hash: sha256hex(token) }]);
-    expect((await events("password_reset_requested")).at(-1)).toMatchObject({ username: "root" });
+    expect((await events("password_reset")).at(-1)).toMatchObject({ username: "root" });
   });
 
   it("POST /password_reset sets the password once and ends the user's sessions", async () => {
@@ -821,7 +821,7 @@ describe("password reset by e-mail", () => {
     expect((await me(jan)).status).toBe(401);
     expect((await tryLogin("jan", DEFAULT_PASSWORD)).status).toBe(401);
     expect((await tryLogin("jan", "R3set-Passw0rd")).status).toBe(200);
-    expect((await events("password_reset")).at(-1)).toMatchObject({ username: "jan" });
+    expect((await events("password_reset_completed")).at(-1)).toMatchObject({ username: "jan" });
     const again = await finishReset({ token, password: "An0ther-Passw0rd" });
     expect(again.status).toBe(400);
     expect(again.json.msg).toBe(MSG.resetInvalid);

@@ -394,7 +394,7 @@ async function secondFactor(
   });
   if (!token) {
     await recordFailure(session.user.username);
-    await recordActivity(getDb(), actor, { event: "mfa_login_failed", description: `Second factor failed: ${method}` });
+    await recordActivity(getDb(), actor, { event: "user_mfa_login_failed", description: `Second factor failed: ${method}` });
     throw unauthorized(failMsg);
   }
   await clearFailures(session.user.username);

@@ -84,6 +84,6 @@ export async function patchSettings(tx: Tx, actor: Actor, p: SettingsPatch) {
   await getSettings(tx);
   if (Object.keys(set).length) await tx.update(settings).set(set).where(eq(settings.id, 1));
   const changed = Object.keys(p).filter((k) => k !== "smtp_password" || p.smtp_password !== undefined);
-  await recordActivity(tx, actor, { event: "settings_changed", description: `Settings changed: ${changed.join(", ") || "none"}` });
+  await recordActivity(tx, actor, { event: "settings_updated", description: `Settings changed: ${changed.join(", ") || "none"}` });
   return settingsView(await getSettings(tx));
 }

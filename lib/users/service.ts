@@ -411,7 +411,7 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
   });
   await sendMail({ to: u.email, ...mail });
   // Recorded once the message is on its way (a failed send answers 503 and logs nothing).
-  await recordActivity(getDb(), actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
+  await recordActivity(getDb(), actor, { event: "password_reset", description: `Password reset sent to ${u.username}` });
 }
 
 /** POST /password_reset (public): consume a reset token once and set the password. */
@@ -433,6 +433,6 @@ export async function resetPasswordWithToken(token: string, password: string, ip
     if (!u || !u.isActive) throw badRequest(MSG.resetInvalid);
     await tx.update(users).set({ passwordHash: await hashPassword(password), enrolled: true }).where(eq(users.id, u.id));
     await deleteUserSessions(tx, u.id);
-    await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset", description: "Password reset with an e-mailed link" });
+    await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset_completed", description: "Password reset with an e-mailed link" });
   });
 }
