@@ -298,7 +298,7 @@ describe("members", () => {
 });
 
 describe("POST /groups-assign", () => {
-  it("adds every listed user to every listed group, keeping existing memberships; records groups_assigned", async () => {
+  it("adds every listed user to every listed group, keeping existing memberships; records groups_bulk_assigned", async () => {
     await create(root, { name: "vpn-users", members: ["ala"] });
     const res = await assign(root, { groups: ["vpn-users", "empty"], users: [ids.ala, ids.ela, ids.iza] });
     expect(res.status, res.text).toBe(200);
@@ -352,7 +352,7 @@ describe("DELETE /group/{name}", () => {
 });
 
 describe("every group mutation leaves exactly one activity entry", () => {
-  it("records group_added, group_modified, group_member_added, group_member_removed, groups_assigned, group_removed", async () => {
+  it("records group_added, group_modified, group_member_added, group_member_removed, groups_bulk_assigned, group_removed", async () => {
     const start = await query<{ id: number }>("select coalesce(max(id), 0)::int id from activity_log");
     const steps: [string, () => Promise<{ status: number }>][] = [
       ["group_added", () => create(root, { name: "audit", members: [] })],

@@ -5,9 +5,11 @@
 export const ACTIVITY_EVENTS = [
   "user_login",
   "user_login_failed",
+  "user_mfa_login",
   "user_logout",
   "user_added",
   "user_modified",
+  "user_groups_modified",
   "user_removed",
   "user_enabled",
   "user_disabled",
@@ -17,6 +19,7 @@ export const ACTIVITY_EVENTS = [
   "password_reset_completed",
   "mfa_enabled",
   "mfa_disabled",
+  "user_mfa_disabled",
   "user_mfa_login_failed",
   "mfa_totp_enabled",
   "mfa_totp_disabled",
@@ -50,6 +53,7 @@ export const ACTIVITY_EVENTS = [
   "vpn_client_connected",
   "vpn_client_disconnected",
   "settings_updated",
+  "settings_updated_partial",
   "smtp_test_sent",
 ] as const;
 

@@ -324,6 +324,7 @@ export async function updateUser(actor: Actor, callerIsAdmin: boolean, username:
         isActive: input.is_active ?? u.isActive,
       })
       .where(eq(users.id, u.id));
+    const groupsBefore = callerIsAdmin && input.groups !== undefined ? (await getUserInfo(u.id, tx)).groups : null;
     if (callerIsAdmin && input.groups !== undefined) {
       await setUserGroups(tx, u.id, input.groups);
       // Group membership decides which locations the user's devices may use.
@@ -337,6 +338,12 @@ export async function updateUser(actor: Actor, callerIsAdmin: boolean, username:
     } else if (input.is_active === true && !u.isActive) {
       await recordActivity(tx, actor, { event: "user_enabled", description: `Enabled user ${input.username}` });
       emit({ type: "user.enabled", userId: u.id, username: input.username });
+    }
+    if (groupsBefore && [...groupsBefore].sort().join("\n") !== [...input.groups!].sort().join("\n")) {
+      await recordActivity(tx, actor, {
+        event: "user_groups_modified",
+        description: `Groups of ${input.username}: ${[...input.groups!].sort().join(", ") || "none"}`,
+      });
     }
     await recordActivity(tx, actor, {
       event: "user_modified",
