@@ -228,7 +228,13 @@ export async function listUsers(q: ListUsersQuery) {
 /** GET /user/{username}: the user with their devices and security keys (filled by later domains). */
 export async function getUserDetails(username: string) {
   const u = await requireUser(getDb(), username);
-  return { user: await getUserInfo(u.id), devices: await listUserDevices(u.id), security_keys: await listSecurityKeys(u.id) };
+  return {
+    user: await getUserInfo(u.id),
+    devices: await listUserDevices(u.id),
+    security_keys: await listSecurityKeys(u.id),
+    // Device ids with biometric sign-in, registered by the desktop client (none until it does).
+    biometric_enabled_devices: [] as number[],
+  };
 }
 
 async function assertUsernameFree(tx: Tx, username: string, exceptId?: number) {
