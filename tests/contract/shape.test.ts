@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { alsoNull, checkShape, oneOf } from "./shape";
+import { alsoNull, checkShape, oneOf, type Shape } from "./shape";
 
 describe("checkShape (the contract tests' own helper)", () => {
-  const shape = { id: "number", name: "string|null", tags: "string[]", mode: oneOf("a", "b"), sub: { x: "boolean" }, list: [{ y: "number" }] } as const;
+  const shape: Shape = { id: "number", name: "string|null", tags: "string[]", mode: oneOf("a", "b"), sub: { x: "boolean" }, list: [{ y: "number" }] };
   const good = { id: 1, name: null, tags: ["t"], mode: "a", sub: { x: true }, list: [{ y: 2 }] };
 
   it("accepts an exact match", () => {
