@@ -357,10 +357,11 @@ describe("POST /user/available", () => {
 // ------------------------------------------------------------------------------ details
 
 describe("GET /user/{username}", () => {
-  it("answers {user, devices, security_keys} to an admin and to the user themselves", async () => {
+  it("answers {user, devices, security_keys, biometric_enabled_devices} to an admin and to the user themselves", async () => {
     const res = await details(root, "anna");
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json).sort()).toEqual(["devices", "security_keys", "user"]);
+    expect(Object.keys(res.json).sort()).toEqual(["biometric_enabled_devices", "devices", "security_keys", "user"]);
+    expect(res.json.biometric_enabled_devices).toEqual([]);
     expect(res.json.user).toMatchObject({ username: "anna", first_name: "Anna", last_name: "Zimmer", is_admin: false });
     expect(res.json.devices).toEqual([]);
     expect(res.json.security_keys).toEqual([]);
