@@ -160,7 +160,7 @@ test.describe("e-mail codes", () => {
       admin.patch("/api/v1/settings", {
         smtp_server: "127.0.0.1",
         smtp_port: sink.port,
-        smtp_encryption: "none",
+        smtp_encryption: "None",
         smtp_sender: "console@example.com",
       }),
     );

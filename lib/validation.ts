@@ -20,6 +20,7 @@ export const V = {
   invalidType: "invalidType",
   invalidNumber: "invalidNumber",
   invalidDate: "invalidDate",
+  invalidOption: "invalidOption",
 } as const;
 
 /** zod error option: "required" when the value is missing, "invalidType" when it has the wrong type. */

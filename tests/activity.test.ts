@@ -315,22 +315,23 @@ describe("GET /activity_log: bad query", () => {
 describe("settings: the SMTP password never leaves the server", () => {
   const SECRET = "Sm7p-S3cret-Value-xyzzy";
 
-  it("PATCH stores it encrypted and answers only smtp_password_set", async () => {
+  it("PATCH stores it encrypted and answers it empty, with smtp_password_set", async () => {
     const res = await call(settingsPatch, {
       method: "PATCH",
       path: "/api/v1/settings",
       jar: root,
-      body: { smtp_server: "mail.corp.test", smtp_port: 587, smtp_encryption: "starttls", smtp_user: "mailer", smtp_password: SECRET, smtp_sender: "console@corp.test" },
+      body: { smtp_server: "mail.corp.test", smtp_port: 587, smtp_encryption: "StartTls", smtp_user: "mailer", smtp_password: SECRET, smtp_sender: "console@corp.test" },
     });
     expect(res.status, res.text).toBe(200);
     expect(res.json).toMatchObject({ smtp_password_set: true, smtp_server: "mail.corp.test", smtp_port: 587, smtp_user: "mailer", smtp_configured: true });
-    expect(res.json).not.toHaveProperty("smtp_password");
+    expect(res.json.smtp_password).toBe("");
     expect(res.text).not.toContain(SECRET);
 
     const got = await call(settingsGet, { path: "/api/v1/settings", jar: root });
     expect(got.status).toBe(200);
     expect(got.json.smtp_password_set).toBe(true);
-    expect(got.json).not.toHaveProperty("smtp_password");
+    expect(got.json.smtp_password).toBe("");
+    expect(got.json.smtp_encryption).toBe("StartTls");
     expect(got.json).not.toHaveProperty("smtp_password_enc");
     expect(got.text).not.toContain(SECRET);
 
@@ -345,7 +346,7 @@ describe("settings: the SMTP password never leaves the server", () => {
     expect(activity.text).not.toContain(SECRET);
     const dump = await query("select * from activity_log");
     expect(JSON.stringify(dump)).not.toContain(SECRET);
-    expect(activity.json.data.find((r: Entry) => r.event === "settings_changed")).toMatchObject({ username: "root" });
+    expect(activity.json.data.find((r: Entry) => r.event === "settings_updated_partial")).toMatchObject({ username: "root" });
   });
 
   it("an empty or missing smtp_password keeps the stored one; null clears it", async () => {
@@ -371,6 +372,8 @@ describe("settings: the SMTP password never leaves the server", () => {
       { smtp_port: "abc" },
       { smtp_server: "bad host!" },
       { smtp_encryption: "ssl" },
+      { smtp_encryption: "tls" },
+      { smtp_encryption: "starttls" },
       { smtp_sender: "not-an-email" },
       { instance_name: "" },
       { main_logo_url: "javascript:alert(1)" },

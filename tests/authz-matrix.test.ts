@@ -47,6 +47,21 @@ const ROUTES: Record<string, Row> = {
   "PUT /settings": { access: "admin" },
   "PATCH /settings": { access: "admin" },
   "POST /mail/test": { access: "admin" },
+  "GET /settings_enterprise": { access: "user" },
+  "PATCH /settings_enterprise": { access: "admin" },
+  "GET /enterprise_info": { access: "admin" },
+  "GET /updates": { access: "admin" },
+  "GET /outdated": { access: "admin" },
+  "GET /openid/provider": { access: "admin" },
+  "GET /activity_log_stream": { access: "admin" },
+  "GET /user/{username}/auth_key": { access: "self-or-admin" },
+  "GET /user/{username}/api_token": { access: "self-or-admin" },
+  // the catch-all for unknown paths (JSON 404)
+  "GET /{path}": { access: "public" },
+  "POST /{path}": { access: "public" },
+  "PUT /{path}": { access: "public" },
+  "PATCH /{path}": { access: "public" },
+  "DELETE /{path}": { access: "public" },
   // sign-in
   "POST /auth": { access: "public" },
   "POST /auth/logout": { access: "session" },
@@ -143,7 +158,7 @@ const ROUTES: Record<string, Row> = {
  * `self` parameter and {username} get the caller's (or the target's) username instead; {name}
  * a throwaway group. Add a value with each new parameter name.
  */
-const PARAM_VALUES: Record<string, string> = { id: "999999", deviceId: "999999", keyId: "999999", gatewayId: "999999" };
+const PARAM_VALUES: Record<string, string> = { id: "999999", deviceId: "999999", keyId: "999999", gatewayId: "999999", path: "no/such/endpoint" };
 
 // ------------------------------------------------------------------ answers per access level
 

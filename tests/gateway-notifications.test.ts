@@ -32,16 +32,16 @@ describe("gateway notifications", () => {
   });
 
   it("validates the settings", async () => {
-    const bad = await call(settingsPatch, { method: "PATCH", jar: admin, body: { gateway_inactivity_threshold: 0 } });
+    const bad = await call(settingsPatch, { method: "PATCH", jar: admin, body: { gateway_disconnect_notifications_inactivity_threshold: 0 } });
     expect(bad.status).toBe(400);
-    expect(bad.json.field).toBe("gateway_inactivity_threshold");
+    expect(bad.json.field).toBe("gateway_disconnect_notifications_inactivity_threshold");
   });
 
   it("tells the admins once after the threshold, then once when the gateway is back", async () => {
     const on = await call(settingsPatch, {
       method: "PATCH",
       jar: admin,
-      body: { gateway_disconnect_notifications: true, gateway_inactivity_threshold: 15, gateway_reconnect_notifications: true },
+      body: { gateway_disconnect_notifications_enabled: true, gateway_disconnect_notifications_inactivity_threshold: 15, gateway_disconnect_notifications_reconnect_notification_enabled: true },
     });
     expect(on.status, on.text).toBe(200);
     // 10 minutes down is below a 15-minute threshold.

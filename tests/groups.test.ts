@@ -298,13 +298,13 @@ describe("members", () => {
 });
 
 describe("POST /groups-assign", () => {
-  it("adds every listed user to every listed group, keeping existing memberships; records groups_assigned", async () => {
+  it("adds every listed user to every listed group, keeping existing memberships; records groups_bulk_assigned", async () => {
     await create(root, { name: "vpn-users", members: ["ala"] });
     const res = await assign(root, { groups: ["vpn-users", "empty"], users: [ids.ala, ids.ela, ids.iza] });
     expect(res.status, res.text).toBe(200);
     expect(await members("vpn-users")).toEqual(["ala", "ela", "iza"]);
     expect(await members("empty")).toEqual(["ala", "ela", "iza"]);
-    expect(await lastEvent()).toMatchObject({ event: "groups_assigned", username: "root", description: "Assigned 3 user(s) to empty, vpn-users" });
+    expect(await lastEvent()).toMatchObject({ event: "groups_bulk_assigned", username: "root", description: "Assigned 3 user(s) to empty, vpn-users" });
   });
 
   it("refuses unknown groups or users and bad input with 400; nothing changes", async () => {
@@ -352,14 +352,14 @@ describe("DELETE /group/{name}", () => {
 });
 
 describe("every group mutation leaves exactly one activity entry", () => {
-  it("records group_added, group_modified, group_member_added, group_member_removed, groups_assigned, group_removed", async () => {
+  it("records group_added, group_modified, group_member_added, group_member_removed, groups_bulk_assigned, group_removed", async () => {
     const start = await query<{ id: number }>("select coalesce(max(id), 0)::int id from activity_log");
     const steps: [string, () => Promise<{ status: number }>][] = [
       ["group_added", () => create(root, { name: "audit", members: [] })],
       ["group_modified", () => edit(root, "audit", { name: "audit2", members: ["ala"] })],
       ["group_member_added", () => add(root, "audit2", { username: "ola" })],
       ["group_member_removed", () => kick(root, "audit2", "ala")],
-      ["groups_assigned", () => assign(root, { groups: ["audit2"], users: [ids.iza] })],
+      ["groups_bulk_assigned", () => assign(root, { groups: ["audit2"], users: [ids.iza] })],
       ["group_removed", () => del(root, "audit2")],
     ];
     for (const [, step] of steps) expect((await step()).status).toBeLessThan(300);

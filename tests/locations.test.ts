@@ -108,7 +108,7 @@ describe("locations CRUD", () => {
     const [ev] = await query<{ event: string; location: string }>(
       "select event, location from activity_log order by id desc limit 1",
     );
-    expect(ev).toEqual({ event: "location_added", location: "Berlin" });
+    expect(ev).toEqual({ event: "vpn_location_added", location: "Berlin" });
     await api.deleteLocation(admin, res.json.id);
   });
 

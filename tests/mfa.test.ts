@@ -116,7 +116,7 @@ describe("TOTP", () => {
     const replay = await post(totpVerifyPost, half2, { code });
     expect(replay.status).toBe(401);
     expect(replay.json.msg).toBe("code is invalid");
-    expect(await events("tina")).toEqual(expect.arrayContaining(["mfa_totp_enabled", "user_login", "mfa_login_failed"]));
+    expect(await events("tina")).toEqual(expect.arrayContaining(["mfa_totp_enabled", "user_login", "user_mfa_login", "user_mfa_login_failed"]));
   });
 
   it("counts wrong codes toward the lockout: after 5, even a right code gets 429", async () => {
@@ -233,7 +233,7 @@ describe("switching MFA off", () => {
     expect(ok.status).toBe(200);
     const [row] = await query<{ mfa_enabled: boolean }>("select mfa_enabled from users where id = $1", [u.id]);
     expect(row.mfa_enabled).toBe(false);
-    expect(await events("root2")).toContain("mfa_disabled");
+    expect(await events("root2")).toContain("user_mfa_disabled");
   });
 
   it("PUT /auth/mfa refuses a method that is not configured", async () => {

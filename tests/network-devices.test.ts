@@ -7,7 +7,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/wireguard/config";
 import { createUser, query, signIn, type Jar } from "./helpers";
-import { addressesIn, api, counts, expectLocationInvariants, ipsOf, locationBody, mkDevice, mkLocation, newKey, uniq } from "./wireguard-fixtures";
+import { addressesIn, api, counts, expectLocationInvariants, ipsOf, locationBody, mkDevice, mkGroup, mkLocation, newKey, uniq } from "./wireguard-fixtures";
 
 let admin: Jar;
 let alice: Jar;
@@ -50,35 +50,52 @@ describe("network devices", () => {
     await api.deleteLocation(admin, l.id);
   });
 
-  it("GET /device/network/ip/{location}: the next free address of each CIDR", async () => {
+  it("GET /device/network/ip/{location}: the next free address of each CIDR, split as defguard shows it", async () => {
     const res = await api.nextIp(admin, office.id);
     expect(res.status).toBe(200);
-    expect(res.json).toEqual({ location_id: office.id, ips: ["10.40.0.3", "fd40::3"] });
+    expect(res.json).toEqual([
+      { ip: "10.40.0.3", network_part: "10.40.0.", modifiable_part: "3", network_prefix: "24" },
+      { ip: "fd40::3", network_part: "fd40:0000:0000:0000:", modifiable_part: "0000:0000:0000:0003", network_prefix: "64" },
+    ]);
     expect((await api.nextIp(admin, 999999)).status).toBe(404);
     expect((await api.nextIp(alice, office.id)).status).toBe(403);
   });
 
-  it("POST /device/network/ip/{location} {ips}: valid and available per address", async () => {
+  it("GET /device/network/ip/{location}: 404 {msg} when a network of the location is full", async () => {
+    await mkGroup(admin, "nobody-g");
+    const tiny = await mkLocation(admin, { address: "10.43.0.1/30", allowed_groups: ["nobody-g"] });
+    const first = await api.nextIp(admin, tiny.id);
+    expect(first.json).toEqual([{ ip: "10.43.0.2", network_part: "10.43.0.", modifiable_part: "2", network_prefix: "30" }]);
+    const made = await api.createNetworkDevice(admin, body({ name: "fills-it", location_id: tiny.id, assigned_ips: ["10.43.0.2"], wireguard_pubkey: newKey() }));
+    expect(made.status, made.text).toBe(201);
+    const full = await api.nextIp(admin, tiny.id);
+    expect(full.status).toBe(404);
+    expect(full.json.msg).toContain("no free address left in 10.43.0.1/30");
+    await api.deleteNetworkDevice(admin, made.json.device.id);
+    await api.deleteLocation(admin, tiny.id);
+  });
+
+  it("POST /device/network/ip/{location} {ips}: defguard's [{available, valid}] per address, in order", async () => {
     const res = await api.checkIps(admin, office.id, {
       ips: ["10.40.0.2", "fd40:0:0:0::10", "10.40.0.50", "10.40.0.1", "10.40.0.0", "10.40.0.255", "10.41.0.5", "garbage", "010.40.0.5"],
     });
     expect(res.status, res.text).toBe(200);
-    expect(res.json.ips).toEqual([
-      { ip: "10.40.0.2", valid: true, available: false }, // alice's device
-      { ip: "fd40::10", valid: true, available: true }, // canonical form
-      { ip: "10.40.0.50", valid: false, available: false }, // second IPv4 for one device
-      { ip: "10.40.0.1", valid: false, available: false }, // gateway
-      { ip: "10.40.0.0", valid: false, available: false }, // network
-      { ip: "10.40.0.255", valid: false, available: false }, // broadcast
-      { ip: "10.41.0.5", valid: false, available: false }, // outside
-      { ip: "garbage", valid: false, available: false },
-      { ip: "010.40.0.5", valid: false, available: false },
+    expect(res.json).toEqual([
+      { available: false, valid: true }, // alice's device
+      { available: true, valid: true }, // any spelling of a free address
+      { available: true, valid: true }, // each address is checked on its own
+      { available: false, valid: true }, // gateway
+      { available: false, valid: true }, // network
+      { available: false, valid: true }, // broadcast
+      { available: false, valid: false }, // outside
+      { available: false, valid: false },
+      { available: false, valid: false },
     ]);
     const single = await api.checkIps(admin, office.id, { ips: "10.40.0.50" });
-    expect(single.json.ips).toEqual([{ ip: "10.40.0.50", valid: true, available: true }]);
+    expect(single.json).toEqual([{ available: true, valid: true }]);
     // A device's own addresses count as available when it is named.
     const own = await api.checkIps(admin, office.id, { ips: ["10.40.0.2"], device_id: aliceDevice });
-    expect(own.json.ips).toEqual([{ ip: "10.40.0.2", valid: true, available: true }]);
+    expect(own.json).toEqual([{ available: true, valid: true }]);
     expect((await api.checkIps(admin, office.id, { ips: [] })).status).toBe(400);
     expect((await api.checkIps(admin, office.id, { ips: 5 })).status).toBe(400);
     expect((await api.checkIps(alice, office.id, { ips: ["10.40.0.9"] })).status).toBe(403);
@@ -197,7 +214,7 @@ describe("network devices", () => {
     expect(res.json).toMatchObject({ id, name: "sensor-2", description: "roof", assigned_ips: ["10.40.0.121", "fd40::121"] });
     expect(await ipsOf(id, office.id)).toEqual(["10.40.0.121", "fd40::121"]);
     // 10.40.0.120 is free again.
-    expect((await api.checkIps(admin, office.id, { ips: ["10.40.0.120"] })).json.ips[0].available).toBe(true);
+    expect((await api.checkIps(admin, office.id, { ips: ["10.40.0.120"] })).json[0].available).toBe(true);
 
     const taken = await api.updateNetworkDevice(admin, id, { name: "sensor-2", location_id: office.id, assigned_ips: ["10.40.0.2"], wireguard_pubkey: key });
     expect(taken.status).toBe(409);
@@ -237,7 +254,7 @@ describe("network devices", () => {
     expect(res.status).toBe(200);
     expect(await query("select 1 from devices where id = $1", [id])).toHaveLength(0);
     expect(await query("select 1 from device_locations where device_id = $1", [id])).toHaveLength(0);
-    expect((await api.checkIps(admin, office.id, { ips: ["10.40.0.140"] })).json.ips[0].available).toBe(true);
+    expect((await api.checkIps(admin, office.id, { ips: ["10.40.0.140"] })).json[0].available).toBe(true);
     expect((await api.deleteNetworkDevice(admin, id)).status).toBe(404);
     // A user device id is not a network device.
     expect((await api.deleteNetworkDevice(admin, aliceDevice)).status).toBe(404);
@@ -245,7 +262,7 @@ describe("network devices", () => {
 
   it("user devices never take a network device's address, and group changes leave network devices alone", async () => {
     // Fill the next free addresses with a network device, then add user devices.
-    const next = (await api.nextIp(admin, office.id)).json.ips as string[];
+    const next = ((await api.nextIp(admin, office.id)).json as { ip: string }[]).map((a) => a.ip);
     const nd = await api.createNetworkDevice(admin, body({ assigned_ips: next }));
     expect(nd.status, nd.text).toBe(201);
     const d = await mkDevice(alice, "alice");

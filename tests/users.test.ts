@@ -357,10 +357,11 @@ describe("POST /user/available", () => {
 // ------------------------------------------------------------------------------ details
 
 describe("GET /user/{username}", () => {
-  it("answers {user, devices, security_keys} to an admin and to the user themselves", async () => {
+  it("answers {user, devices, security_keys, biometric_enabled_devices} to an admin and to the user themselves", async () => {
     const res = await details(root, "anna");
     expect(res.status).toBe(200);
-    expect(Object.keys(res.json).sort()).toEqual(["devices", "security_keys", "user"]);
+    expect(Object.keys(res.json).sort()).toEqual(["biometric_enabled_devices", "devices", "security_keys", "user"]);
+    expect(res.json.biometric_enabled_devices).toEqual([]);
     expect(res.json.user).toMatchObject({ username: "anna", first_name: "Anna", last_name: "Zimmer", is_admin: false });
     expect(res.json.devices).toEqual([]);
     expect(res.json.security_keys).toEqual([]);
@@ -810,7 +811,7 @@ describe("password reset by e-mail", () => {
       "select token_hash from password_reset_tokens t join users u on u.id = t.user_id where u.username = 'jan'",
     );
     expect(rows).toEqual([{ token_hash: sha256hex(token) }]);
-    expect((await events("password_reset_requested")).at(-1)).toMatchObject({ username: "root" });
+    expect((await events("password_reset")).at(-1)).toMatchObject({ username: "root" });
   });
 
   it("POST /password_reset sets the password once and ends the user's sessions", async () => {
@@ -821,7 +822,7 @@ describe("password reset by e-mail", () => {
     expect((await me(jan)).status).toBe(401);
     expect((await tryLogin("jan", DEFAULT_PASSWORD)).status).toBe(401);
     expect((await tryLogin("jan", "R3set-Passw0rd")).status).toBe(200);
-    expect((await events("password_reset")).at(-1)).toMatchObject({ username: "jan" });
+    expect((await events("password_reset_completed")).at(-1)).toMatchObject({ username: "jan" });
     const again = await finishReset({ token, password: "An0ther-Passw0rd" });
     expect(again.status).toBe(400);
     expect(again.json.msg).toBe(MSG.resetInvalid);

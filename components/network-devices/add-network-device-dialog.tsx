@@ -92,10 +92,13 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
     staleTime: Infinity,
     gcTime: 0,
     refetchOnWindowFocus: false,
+    retry: false,
   });
   useEffect(() => {
-    if (free.data) setIps(free.data.ips.map(String));
+    if (free.data) setIps(free.data.map((a) => a.ip));
   }, [free.data]);
+  // 404: some network of the location has no free address left.
+  const full = free.error instanceof ApiBadRequestError && free.error.status === 404;
   const states = useIpStates(location?.id ?? null, ips);
   const ipsOk = ips.length > 0 && states.every((s) => s === "ok");
 
@@ -208,10 +211,10 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
       {location &&
         (free.isPending ? (
           <Skeleton className="h-16 w-full" />
+        ) : full ? (
+          <p className="text-xs text-error">{t("locationFull")}</p>
         ) : free.isError ? (
           <p className="text-xs text-error">{errorText(free.error)}</p>
-        ) : ips.length === 0 ? (
-          <p className="text-xs text-error">{t("locationFull")}</p>
         ) : (
           <IpFields ips={ips} states={states} onChange={setIps} networks={location.address} disabled={create.isPending} showRequired={submitted} />
         ))}

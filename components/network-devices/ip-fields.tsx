@@ -14,7 +14,7 @@ export type IpState = "empty" | "checking" | "invalid" | "inUse" | "ok";
 
 /**
  * Live check of requested addresses (POST /device/network/ip/{location}): each must be a free
- * device address of a distinct network of the location. `deviceId` ignores that device's own
+ * device address of the location. `deviceId` ignores that device's own
  * addresses (editing).
  */
 export function useIpStates(locationId: number | null, ips: string[], deviceId?: number): IpState[] {
@@ -35,7 +35,7 @@ export function useIpStates(locationId: number | null, ips: string[], deviceId?:
     if (!ip) return "empty";
     const index = k++;
     if (!stable || check.isFetching || !check.data) return check.isError ? "invalid" : "checking";
-    const r = check.data.ips[index];
+    const r = check.data[index];
     if (!r) return "checking";
     return !r.valid ? "invalid" : !r.available ? "inUse" : "ok";
   });

@@ -23,9 +23,9 @@ import { settingsQuery, useAppInfo, type SettingsView, type SettingsViewBody } f
 const shape = settingsPatchSchema.shape;
 /** The shared settings schema's rules for the three fields (threshold: whole minutes, 1..10080). */
 const formSchema = z.object({
-  gateway_disconnect_notifications: z.boolean(),
-  gateway_inactivity_threshold: shape.gateway_inactivity_threshold.unwrap(),
-  gateway_reconnect_notifications: z.boolean(),
+  gateway_disconnect_notifications_enabled: z.boolean(),
+  gateway_disconnect_notifications_inactivity_threshold: shape.gateway_disconnect_notifications_inactivity_threshold.unwrap(),
+  gateway_disconnect_notifications_reconnect_notification_enabled: z.boolean(),
 });
 type Values = z.input<typeof formSchema>;
 type Parsed = z.output<typeof formSchema>;
@@ -33,9 +33,9 @@ const FIELDS = Object.keys(formSchema.shape) as (keyof Values)[];
 
 function valuesOf(s: SettingsView): Values {
   return {
-    gateway_disconnect_notifications: s.gateway_disconnect_notifications,
-    gateway_inactivity_threshold: String(s.gateway_inactivity_threshold),
-    gateway_reconnect_notifications: s.gateway_reconnect_notifications,
+    gateway_disconnect_notifications_enabled: s.gateway_disconnect_notifications_enabled,
+    gateway_disconnect_notifications_inactivity_threshold: String(s.gateway_disconnect_notifications_inactivity_threshold),
+    gateway_disconnect_notifications_reconnect_notification_enabled: s.gateway_disconnect_notifications_reconnect_notification_enabled,
   };
 }
 
@@ -64,7 +64,7 @@ export function GatewayNotificationsTab({ settings }: { settings: SettingsView }
 
   const form = useForm<Values, unknown, Parsed>({ resolver: zodResolver(formSchema), mode: "onTouched", defaultValues: valuesOf(settings) });
   const { errors, isDirty } = form.formState;
-  const enabled = useWatch({ control: form.control, name: "gateway_disconnect_notifications" });
+  const enabled = useWatch({ control: form.control, name: "gateway_disconnect_notifications_enabled" });
 
   useEffect(() => {
     if (!form.formState.isDirty) form.reset(valuesOf(settings));
@@ -123,13 +123,13 @@ export function GatewayNotificationsTab({ settings }: { settings: SettingsView }
           <div className="divide-y divide-border">
             <Controller
               control={form.control}
-              name="gateway_disconnect_notifications"
+              name="gateway_disconnect_notifications_enabled"
               render={({ field }) => (
                 <SwitchRow id="setting-gateway-disconnect" label={t("disconnect")} hint={t("disconnectHint")} checked={field.value} onChange={field.onChange} />
               )}
             />
             <div className="py-3">
-              <Field label={t("threshold")} hint={t("thresholdHint")} error={fromKey(errors.gateway_inactivity_threshold?.message)} className="max-w-xs">
+              <Field label={t("threshold")} hint={t("thresholdHint")} error={fromKey(errors.gateway_disconnect_notifications_inactivity_threshold?.message)} className="max-w-xs">
                 <Input
                   type="number"
                   inputMode="numeric"
@@ -141,13 +141,13 @@ export function GatewayNotificationsTab({ settings }: { settings: SettingsView }
                   aria-disabled={!enabled || undefined}
                   className={enabled ? undefined : "opacity-55"}
                   data-testid="setting-gateway-threshold"
-                  {...form.register("gateway_inactivity_threshold")}
+                  {...form.register("gateway_disconnect_notifications_inactivity_threshold")}
                 />
               </Field>
             </div>
             <Controller
               control={form.control}
-              name="gateway_reconnect_notifications"
+              name="gateway_disconnect_notifications_reconnect_notification_enabled"
               render={({ field }) => (
                 <SwitchRow
                   id="setting-gateway-reconnect"

@@ -1,11 +1,11 @@
 import { and, asc, eq, inArray, isNull, ne } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { deviceLocations, devices, enrollmentTokens, locations, users } from "../db/schema";
-import { badRequest, conflict } from "../errors";
+import { badRequest, conflict, notFound } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction, type Emit } from "../events";
-import { containsIp, formatIp, parseIp } from "../net/ip";
-import { firstFree, isAssignable } from "../wireguard/ip";
+import { containsIp, formatCidr, formatIp, parseIp } from "../net/ip";
+import { firstFree, isAssignable, splitIp } from "../wireguard/ip";
 import { locationCidrs, requireLocation, type LocationRow } from "../locations/service";
 import { deleteDeviceRow, deviceConfig, requireDevice } from "./service";
 import type { NetworkDeviceCliInput, NetworkDeviceInput, NetworkDeviceUpdateInput } from "./schema";
@@ -90,28 +90,46 @@ export async function checkIps(tx: Tx, loc: LocationRow, ips: string[], exceptDe
   });
 }
 
-/** GET /device/network/ip/{locationId}: the next free address in each CIDR of the location. */
+/**
+ * GET /device/network/ip/{locationId} (defguard's shape): for each address of the location the
+ * next free device address, split into its fixed and editable parts; 404 when any is full.
+ */
 export async function nextFreeIps(locationId: number) {
   const db = getDb();
   const loc = await requireLocation(db, locationId);
   const cidrs = locationCidrs(loc);
   const taken = await takenIps(db, loc.id);
-  const ips = cidrs.map((c) => {
+  const out = [];
+  for (const c of cidrs) {
     const used = new Set<bigint>([c.addr]);
     for (const t of taken) {
       const ip = parseIp(t);
       if (ip && ip.version === c.version) used.add(ip.value);
     }
     const ip = firstFree(c, used);
-    return ip === null ? null : formatIp(ip, c.version);
-  });
-  return { location_id: loc.id, ips };
+    if (ip === null) throw notFound(`no free address left in ${formatCidr(c)} of location ${loc.name}`);
+    out.push(splitIp(ip, c));
+  }
+  return out;
 }
 
+/**
+ * POST /device/network/ip/{locationId} {ips}: defguard's check, one `{available, valid}` per
+ * address in order. Not an address or outside the location: invalid. The network, broadcast
+ * or gateway address, or one in use (other than by `deviceId`): valid but not available.
+ */
 export async function validateIps(locationId: number, ips: string[], deviceId?: number) {
   const db = getDb();
   const loc = await requireLocation(db, locationId);
-  return { ips: await checkIps(db, loc, ips, deviceId) };
+  const cidrs = locationCidrs(loc);
+  const taken = await takenIps(db, loc.id, deviceId);
+  return ips.map((text) => {
+    const ip = parseIp(text);
+    const cidr = ip ? cidrs.find((c) => containsIp(c, ip.value, ip.version)) : undefined;
+    if (!ip || !cidr) return { available: false, valid: false };
+    const available = isAssignable(cidr, ip.value) && !taken.has(formatIp(ip.value, ip.version));
+    return { available, valid: true };
+  });
 }
 
 /** A key no other device and no location uses (409 otherwise). */

@@ -151,7 +151,7 @@ export async function assignGroups(actor: Actor, groupNames: string[], userIds: 
     await tx.insert(groupUsers).values(values).onConflictDoNothing();
     await reconcileAllLocations(tx);
     await recordActivity(tx, actor, {
-      event: "groups_assigned",
+      event: "groups_bulk_assigned",
       description: `Assigned ${us.length} user(s) to ${gs.map((g) => g.name).join(", ")}`,
     });
     for (const g of gs) emit({ type: "group.changed", groupId: g.id, name: g.name });

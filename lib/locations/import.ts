@@ -86,7 +86,7 @@ export async function importLocation(
       .returning();
     if (gids.length) await tx.insert(locationGroups).values(gids.map((g) => ({ locationId: l.id, groupId: g.id })));
     if (!peers.length) await reconcileLocation(tx, l);
-    await recordActivity(tx, actor, { event: "location_added", location: l.name, description: `Imported location ${l.name} with ${peers.length} peers` });
+    await recordActivity(tx, actor, { event: "vpn_location_added", location: l.name, description: `Imported location ${l.name} with ${peers.length} peers` });
     emit({ type: "location.changed", locationId: l.id });
     return { network: toLocationResponse(l, gids.map((g) => g.name).sort()), devices: peers };
   });
@@ -142,7 +142,7 @@ export async function mapImportedDevices(actor: Actor, locationId: number, list:
       emit({ type: "device.created", deviceId: row.id, userId: d.user_id });
     }
     await reconcileLocation(tx, loc);
-    await recordActivity(tx, actor, { event: "location_devices_imported", location: loc.name, description: `Mapped ${list.length} imported devices` });
+    await recordActivity(tx, actor, { event: "vpn_location_devices_imported", location: loc.name, description: `Mapped ${list.length} imported devices` });
     emit({ type: "location.changed", locationId: loc.id });
     return { created: created.length };
   });

@@ -268,7 +268,7 @@ export async function createLocation(actor: Actor, input: LocationInput, private
       .returning();
     if (gids.length) await tx.insert(locationGroups).values(gids.map((groupId) => ({ locationId: l.id, groupId })));
     emitChanges(emit, l.id, await reconcileLocation(tx, l));
-    await recordActivity(tx, actor, { event: "location_added", location: l.name, description: `Added location ${l.name}` });
+    await recordActivity(tx, actor, { event: "vpn_location_added", location: l.name, description: `Added location ${l.name}` });
     emit({ type: "location.changed", locationId: l.id });
     return toLocationResponse(l, input.allowed_groups.slice().sort());
   });
@@ -300,7 +300,7 @@ export async function updateLocation(actor: Actor, id: number, input: LocationIn
     if (gids.length) await tx.insert(locationGroups).values(gids.map((groupId) => ({ locationId: id, groupId })));
     emitChanges(emit, id, await reconcileLocation(tx, l));
     await recordActivity(tx, actor, {
-      event: "location_modified",
+      event: "vpn_location_modified",
       location: l.name,
       description: before.name !== l.name ? `Modified location ${before.name} (now ${l.name})` : `Modified location ${l.name}`,
     });
@@ -316,7 +316,7 @@ export async function deleteLocation(actor: Actor, id: number) {
     await tx.execute(sql`delete from devices d where d.device_type = 'network'
       and exists (select 1 from device_locations dl where dl.device_id = d.id and dl.location_id = ${id})`);
     await tx.delete(locations).where(eq(locations.id, id));
-    await recordActivity(tx, actor, { event: "location_removed", location: l.name, description: `Removed location ${l.name}` });
+    await recordActivity(tx, actor, { event: "vpn_location_removed", location: l.name, description: `Removed location ${l.name}` });
     emit({ type: "location.deleted", locationId: id });
   });
 }

@@ -1,7 +1,9 @@
 import { z } from "zod";
 import { emailSchema, requiredOrType, V } from "../validation";
 
-export const SMTP_ENCRYPTION = ["none", "starttls", "implicit_tls"] as const;
+/** defguard's SmtpEncryption values, as the API sends and takes them. */
+export const SMTP_ENCRYPTION = ["None", "StartTls", "ImplicitTls"] as const;
+export type SmtpEncryption = (typeof SMTP_ENCRYPTION)[number];
 
 const host = z
   .string(requiredOrType)
@@ -14,7 +16,7 @@ const host = z
 export const smtpSettingsSchema = z.object({
   smtp_server: host.nullish(),
   smtp_port: z.coerce.number({ error: V.invalidNumber }).int().min(1, { error: "invalidPort" }).max(65535, { error: "invalidPort" }).nullish(),
-  smtp_encryption: z.enum(SMTP_ENCRYPTION, { error: V.invalidType }),
+  smtp_encryption: z.enum(SMTP_ENCRYPTION, { error: V.invalidOption }),
   smtp_user: z.string({ error: V.invalidType }).max(256, { error: V.tooLong }).nullish(),
   smtp_password: z.string({ error: V.invalidType }).max(1024, { error: V.tooLong }).nullish(),
   smtp_sender: emailSchema.nullish(),

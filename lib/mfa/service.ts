@@ -364,7 +364,7 @@ export async function disableMfa(actor: Actor, userId: number) {
     await tx.delete(emailCodes).where(eq(emailCodes.userId, userId));
     const [u] = await tx.select({ username: users.username }).from(users).where(eq(users.id, userId));
     await recordActivity(tx, actor, {
-      event: "mfa_disabled",
+      event: actor.userId === userId ? "mfa_disabled" : "user_mfa_disabled",
       description: actor.userId === userId ? "MFA disabled" : `MFA disabled for ${u?.username ?? userId}`,
     });
   });
@@ -393,12 +393,12 @@ async function secondFactor(
   const token = await getDb().transaction(async (tx) => {
     if (!(await check(tx))) return null;
     const t = await promoteSession(tx, session.id, session.user.id, meta);
-    await recordActivity(tx, actor, { event: "user_login", description: `Second factor: ${method}` });
+    await recordActivity(tx, actor, { event: "user_mfa_login", description: `Second factor: ${method}` });
     return t;
   });
   if (!token) {
     await recordFailure(session.user.username, meta.ip, (tx) =>
-      recordActivity(tx, actor, { event: "mfa_login_failed", description: `Second factor failed: ${method}` }),
+      recordActivity(tx, actor, { event: "user_mfa_login_failed", description: `Second factor failed: ${method}` }),
     );
     throw unauthorized(failMsg);
   }

@@ -18,6 +18,7 @@ function schemaOf(s: z.ZodType) {
 export function openApiDocument() {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const op of OPERATIONS) {
+    if (op.catchAll) continue;
     const params = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
       name: m[1],
       in: "path",
@@ -52,7 +53,7 @@ export function openApiDocument() {
       title: "Defguard-compatible VPN console API",
       version: VERSION,
       description:
-        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request.",
+        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request. Paths not listed here answer 404 with a JSON {msg}.",
     },
     servers: [{ url: "/api/v1" }],
     components: {

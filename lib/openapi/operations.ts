@@ -13,7 +13,7 @@ import {
 import { addMemberSchema, groupSchema, groupsAssignSchema, groupUpdateSchema } from "../groups/schema";
 import { activityQuerySchema } from "../activity/schema";
 import { testMailSchema } from "../mail/schema";
-import { settingsPatchSchema } from "../settings/schema";
+import { enterpriseSettingsPatchSchema, settingsPatchSchema } from "../settings/schema";
 import { statsQuerySchema } from "../stats/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
@@ -33,6 +33,8 @@ export interface Operation {
   query?: ZodType;
   /** Main success status and a short description of the answer. */
   ok?: { status: number; description: string };
+  /** The catch-all for unknown paths: checked like any route, left out of the OpenAPI paths. */
+  catchAll?: true;
 }
 
 /**
@@ -48,6 +50,15 @@ export const OPERATIONS: Operation[] = [
   { method: "PUT", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update settings" },
   { method: "PATCH", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update some settings" },
   { method: "POST", path: "/mail/test", tag: "settings", access: "admin", body: testMailSchema, summary: "Send a test e-mail through the configured SMTP server" },
+  { method: "GET", path: "/settings_enterprise", tag: "settings", access: "user", summary: "Enterprise settings: {admin_device_management, client_traffic_policy, only_client_activation}" },
+  { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
+  { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence details: {license_info} (null without a licence key)" },
+  { method: "GET", path: "/updates", tag: "platform", access: "admin", summary: "Available update, or null" },
+  { method: "GET", path: "/outdated", tag: "platform", access: "admin", summary: "Components too old for this console: {gateways: [{version, hostname}], proxy}" },
+  { method: "GET", path: "/openid/provider", tag: "openid", access: "admin", summary: "External OpenID provider (204 when none is set)", ok: { status: 204, description: "no provider" } },
+  { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams (none yet: [])" },
+  { method: "GET", path: "/user/{username}/auth_key", tag: "users", access: "self-or-admin", summary: "A user's SSH/GPG keys (none yet: [])" },
+  { method: "GET", path: "/user/{username}/api_token", tag: "users", access: "self-or-admin", summary: "A user's API tokens: [{id, name, created_at}] (none yet: [])" },
 
   { method: "POST", path: "/auth", tag: "auth", access: "public", body: loginSchema, summary: "Sign in (200 {user,url}; 201 when a second factor is required)", ok: { status: 200, description: "signed in" } },
   { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },
@@ -134,4 +145,9 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/network/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of all locations since ?from" },
   { method: "GET", path: "/network/{id}/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of a location since ?from" },
   { method: "GET", path: "/network/{id}/stats/users", tag: "stats", access: "admin", query: statsQuerySchema, summary: "A location's active devices by user, with transfer series" },
+
+  // Any other path: JSON 404 {msg} (never the HTML not-found page).
+  ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map(
+    (method): Operation => ({ method, path: "/{path}", tag: "platform", access: "public", catchAll: true, summary: "Unknown path: 404 {msg}", ok: { status: 404, description: "{msg}" } }),
+  ),
 ];

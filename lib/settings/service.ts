@@ -3,12 +3,28 @@ import { getDb, type Tx } from "../db";
 import { settings } from "../db/schema";
 import { encryptSecret } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
-import type { SettingsPatch } from "./schema";
+import type { SmtpEncryption } from "../mail/schema";
+import type { EnterpriseSettingsPatch, SettingsPatch } from "./schema";
 
 export type Settings = typeof settings.$inferSelect;
 
-export const DEFAULT_MAIN_LOGO = "/brand/logo-main.svg";
-export const DEFAULT_NAV_LOGO = "/brand/logo-nav.svg";
+/** Default logos, at the paths defguard deployments route to the core (`/svg/...`). */
+export const DEFAULT_MAIN_LOGO = "/svg/logo-defguard-white.svg";
+export const DEFAULT_NAV_LOGO = "/svg/defguard-nav-logo.svg";
+
+export const DEFAULT_WELCOME_EMAIL_SUBJECT = "Welcome: your account is ready";
+/** The enrollment welcome text used while none is set ({{ ... }} are filled in when it is sent). */
+export const DEFAULT_WELCOME_MESSAGE = `Hello {{ first_name }} {{ last_name }},
+
+your account is set up. Sign in with the username {{ username }} at {{ defguard_url }}
+to manage your password, second factors and VPN devices.
+
+Questions? Ask {{ admin_first_name }} {{ admin_last_name }} ({{ admin_email }}).
+`;
+
+/** Stored SMTP encryption (lower case) ↔ defguard's API values. */
+const SMTP_TO_API: Record<string, SmtpEncryption> = { none: "None", starttls: "StartTls", implicit_tls: "ImplicitTls" };
+const SMTP_FROM_API: Record<SmtpEncryption, string> = { None: "none", StartTls: "starttls", ImplicitTls: "implicit_tls" };
 
 export async function getSettings(tx: Tx = getDb()): Promise<Settings> {
   const [row] = await tx.select().from(settings).where(eq(settings.id, 1)).limit(1);
@@ -36,54 +52,186 @@ export function smtpConfigured(s: Settings): boolean {
   return Boolean(s.smtpServer && s.smtpPort && s.smtpSender);
 }
 
-/** GET /settings (admin): everything except secrets, which show only whether they are set. */
+/**
+ * GET /settings (admin): defguard 1.6's Settings object plus a few fields of ours (require_mfa,
+ * smtp_configured, *_password_set). Secrets are write-only: smtp_password and
+ * ldap_bind_password always come back empty; *_password_set says whether one is stored.
+ */
 export function settingsView(s: Settings) {
   return {
-    instance_name: s.instanceName,
-    main_logo_url: s.mainLogoUrl,
-    nav_logo_url: s.navLogoUrl,
+    // modules
+    openid_enabled: s.openidEnabled,
     wireguard_enabled: s.wireguardEnabled,
     webhooks_enabled: s.webhooksEnabled,
     worker_enabled: s.workerEnabled,
-    openid_enabled: s.openidEnabled,
-    require_mfa: s.requireMfa,
-    gateway_disconnect_notifications: s.gatewayDisconnectNotifications,
-    gateway_inactivity_threshold: s.gatewayInactivityThreshold,
-    gateway_reconnect_notifications: s.gatewayReconnectNotifications,
+    // branding
+    instance_name: s.instanceName,
+    main_logo_url: s.mainLogoUrl,
+    nav_logo_url: s.navLogoUrl,
+    // SMTP
     smtp_server: s.smtpServer,
     smtp_port: s.smtpPort,
-    smtp_encryption: s.smtpEncryption,
+    smtp_encryption: SMTP_TO_API[s.smtpEncryption] ?? "None",
     smtp_user: s.smtpUser,
-    smtp_password_set: Boolean(s.smtpPasswordEnc),
+    smtp_password: "",
     smtp_sender: s.smtpSender,
+    // enrollment
+    enrollment_vpn_step_optional: s.enrollmentVpnStepOptional,
+    enrollment_welcome_message: s.enrollmentWelcomeMessage ?? DEFAULT_WELCOME_MESSAGE,
+    enrollment_welcome_email: s.enrollmentWelcomeEmail ?? DEFAULT_WELCOME_MESSAGE,
+    enrollment_welcome_email_subject: s.enrollmentWelcomeEmailSubject ?? DEFAULT_WELCOME_EMAIL_SUBJECT,
+    enrollment_use_welcome_message_as_email: s.enrollmentUseWelcomeMessageAsEmail,
+    // LDAP
+    ldap_url: s.ldapUrl,
+    ldap_bind_username: s.ldapBindUsername,
+    ldap_bind_password: "",
+    ldap_group_member_attr: s.ldapGroupMemberAttr,
+    ldap_group_obj_class: s.ldapGroupObjClass,
+    ldap_group_search_base: s.ldapGroupSearchBase,
+    ldap_groupname_attr: s.ldapGroupnameAttr,
+    ldap_member_attr: s.ldapMemberAttr,
+    ldap_user_obj_class: s.ldapUserObjClass,
+    ldap_user_auxiliary_obj_classes: s.ldapUserAuxiliaryObjClasses,
+    ldap_user_search_base: s.ldapUserSearchBase,
+    ldap_username_attr: s.ldapUsernameAttr,
+    ldap_enabled: s.ldapEnabled,
+    ldap_sync_enabled: s.ldapSyncEnabled,
+    ldap_is_authoritative: s.ldapIsAuthoritative,
+    ldap_use_starttls: s.ldapUseStarttls,
+    ldap_tls_verify_cert: s.ldapTlsVerifyCert,
+    ldap_sync_interval: s.ldapSyncInterval,
+    ldap_uses_ad: s.ldapUsesAd,
+    ldap_user_rdn_attr: s.ldapUserRdnAttr,
+    ldap_sync_groups: s.ldapSyncGroups,
+    // external OpenID
+    openid_create_account: s.openidCreateAccount,
+    openid_username_handling: s.openidUsernameHandling,
+    // licence
+    license: s.license,
+    // gateway notifications
+    gateway_disconnect_notifications_enabled: s.gatewayDisconnectNotifications,
+    gateway_disconnect_notifications_inactivity_threshold: s.gatewayInactivityThreshold,
+    gateway_disconnect_notifications_reconnect_notification_enabled: s.gatewayReconnectNotifications,
+    // ours
+    require_mfa: s.requireMfa,
+    smtp_password_set: Boolean(s.smtpPasswordEnc),
+    ldap_bind_password_set: Boolean(s.ldapBindPasswordEnc),
     smtp_configured: smtpConfigured(s),
   };
 }
 
-/** PATCH /settings: apply the fields present; an empty smtp_password keeps the stored one. */
-export async function patchSettings(tx: Tx, actor: Actor, p: SettingsPatch) {
-  const set: Partial<typeof settings.$inferInsert> = {};
-  if (p.instance_name !== undefined) set.instanceName = p.instance_name;
-  if (p.main_logo_url !== undefined) set.mainLogoUrl = p.main_logo_url;
-  if (p.nav_logo_url !== undefined) set.navLogoUrl = p.nav_logo_url;
-  if (p.wireguard_enabled !== undefined) set.wireguardEnabled = p.wireguard_enabled;
-  if (p.webhooks_enabled !== undefined) set.webhooksEnabled = p.webhooks_enabled;
-  if (p.worker_enabled !== undefined) set.workerEnabled = p.worker_enabled;
-  if (p.openid_enabled !== undefined) set.openidEnabled = p.openid_enabled;
-  if (p.require_mfa !== undefined) set.requireMfa = p.require_mfa;
-  if (p.gateway_disconnect_notifications !== undefined) set.gatewayDisconnectNotifications = p.gateway_disconnect_notifications;
-  if (p.gateway_inactivity_threshold !== undefined) set.gatewayInactivityThreshold = p.gateway_inactivity_threshold;
-  if (p.gateway_reconnect_notifications !== undefined) set.gatewayReconnectNotifications = p.gateway_reconnect_notifications;
-  if (p.smtp_server !== undefined) set.smtpServer = p.smtp_server || null;
+/** API field → column, for the plain (copied as is) settings. */
+const PLAIN: Partial<Record<keyof SettingsPatch, keyof typeof settings.$inferInsert>> = {
+  openid_enabled: "openidEnabled",
+  wireguard_enabled: "wireguardEnabled",
+  webhooks_enabled: "webhooksEnabled",
+  worker_enabled: "workerEnabled",
+  instance_name: "instanceName",
+  main_logo_url: "mainLogoUrl",
+  nav_logo_url: "navLogoUrl",
+  enrollment_vpn_step_optional: "enrollmentVpnStepOptional",
+  enrollment_use_welcome_message_as_email: "enrollmentUseWelcomeMessageAsEmail",
+  ldap_user_auxiliary_obj_classes: "ldapUserAuxiliaryObjClasses",
+  ldap_enabled: "ldapEnabled",
+  ldap_sync_enabled: "ldapSyncEnabled",
+  ldap_is_authoritative: "ldapIsAuthoritative",
+  ldap_use_starttls: "ldapUseStarttls",
+  ldap_tls_verify_cert: "ldapTlsVerifyCert",
+  ldap_sync_interval: "ldapSyncInterval",
+  ldap_uses_ad: "ldapUsesAd",
+  ldap_sync_groups: "ldapSyncGroups",
+  openid_create_account: "openidCreateAccount",
+  openid_username_handling: "openidUsernameHandling",
+  gateway_disconnect_notifications_enabled: "gatewayDisconnectNotifications",
+  gateway_disconnect_notifications_inactivity_threshold: "gatewayInactivityThreshold",
+  gateway_disconnect_notifications_reconnect_notification_enabled: "gatewayReconnectNotifications",
+  require_mfa: "requireMfa",
+};
+
+/** Optional texts: "" and null store null (unset). */
+const NULLABLE_TEXT: Partial<Record<keyof SettingsPatch, keyof typeof settings.$inferInsert>> = {
+  smtp_server: "smtpServer",
+  smtp_user: "smtpUser",
+  smtp_sender: "smtpSender",
+  enrollment_welcome_message: "enrollmentWelcomeMessage",
+  enrollment_welcome_email: "enrollmentWelcomeEmail",
+  enrollment_welcome_email_subject: "enrollmentWelcomeEmailSubject",
+  ldap_url: "ldapUrl",
+  ldap_bind_username: "ldapBindUsername",
+  ldap_group_member_attr: "ldapGroupMemberAttr",
+  ldap_group_obj_class: "ldapGroupObjClass",
+  ldap_group_search_base: "ldapGroupSearchBase",
+  ldap_groupname_attr: "ldapGroupnameAttr",
+  ldap_member_attr: "ldapMemberAttr",
+  ldap_user_obj_class: "ldapUserObjClass",
+  ldap_user_search_base: "ldapUserSearchBase",
+  ldap_username_attr: "ldapUsernameAttr",
+  ldap_user_rdn_attr: "ldapUserRdnAttr",
+  license: "license",
+};
+
+/** Apply the fields present; a secret given as "" keeps the stored one, null clears it. */
+export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind: "put" | "patch") {
+  const set: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(PLAIN)) {
+    const v = p[field as keyof SettingsPatch];
+    if (v !== undefined) set[column] = v;
+  }
+  for (const [field, column] of Object.entries(NULLABLE_TEXT)) {
+    const v = p[field as keyof SettingsPatch];
+    if (v !== undefined) set[column] = v || null;
+  }
   if (p.smtp_port !== undefined) set.smtpPort = p.smtp_port ?? null;
-  if (p.smtp_encryption !== undefined) set.smtpEncryption = p.smtp_encryption;
-  if (p.smtp_user !== undefined) set.smtpUser = p.smtp_user || null;
-  if (p.smtp_sender !== undefined) set.smtpSender = p.smtp_sender || null;
+  if (p.smtp_encryption !== undefined) set.smtpEncryption = SMTP_FROM_API[p.smtp_encryption];
   if (p.smtp_password === null) set.smtpPasswordEnc = null;
   else if (p.smtp_password) set.smtpPasswordEnc = encryptSecret(p.smtp_password);
+  if (p.ldap_bind_password === null) set.ldapBindPasswordEnc = null;
+  else if (p.ldap_bind_password) set.ldapBindPasswordEnc = encryptSecret(p.ldap_bind_password);
   await getSettings(tx);
   if (Object.keys(set).length) await tx.update(settings).set(set).where(eq(settings.id, 1));
-  const changed = Object.keys(p).filter((k) => k !== "smtp_password" || p.smtp_password !== undefined);
-  await recordActivity(tx, actor, { event: "settings_changed", description: `Settings changed: ${changed.join(", ") || "none"}` });
+  const secretKept = (k: string) => (k === "smtp_password" || k === "ldap_bind_password") && !p[k as "smtp_password"] && p[k as "smtp_password"] !== null;
+  const changed = Object.keys(p).filter((k) => p[k as keyof SettingsPatch] !== undefined && !secretKept(k));
+  await recordActivity(tx, actor, {
+    event: kind === "put" ? "settings_updated" : "settings_updated_partial",
+    description: `Settings changed: ${changed.join(", ") || "none"}`,
+  });
   return settingsView(await getSettings(tx));
+}
+
+/** PUT /settings (kind "put") and PATCH /settings ("patch"), in one transaction. */
+export async function saveSettings(actor: Actor, p: SettingsPatch, kind: "put" | "patch") {
+  return getDb().transaction((tx) => applySettings(tx, actor, p, kind));
+}
+
+/** GET /settings (admin). */
+export async function readSettingsView() {
+  return settingsView(await getSettings());
+}
+
+/** GET /settings_enterprise: defguard's EnterpriseSettings (stored, not yet acted upon). */
+export function enterpriseSettingsView(s: Settings) {
+  return {
+    admin_device_management: s.adminDeviceManagement,
+    client_traffic_policy: s.clientTrafficPolicy as "none" | "disable_all_traffic" | "force_all_traffic",
+    only_client_activation: s.onlyClientActivation,
+  };
+}
+
+export async function readEnterpriseSettings() {
+  return enterpriseSettingsView(await getSettings());
+}
+
+/** PATCH /settings_enterprise (admin). */
+export async function patchEnterpriseSettings(actor: Actor, p: EnterpriseSettingsPatch) {
+  return getDb().transaction(async (tx) => {
+    const set: Partial<typeof settings.$inferInsert> = {};
+    if (p.admin_device_management !== undefined) set.adminDeviceManagement = p.admin_device_management;
+    if (p.client_traffic_policy !== undefined) set.clientTrafficPolicy = p.client_traffic_policy;
+    if (p.only_client_activation !== undefined) set.onlyClientActivation = p.only_client_activation;
+    await getSettings(tx);
+    if (Object.keys(set).length) await tx.update(settings).set(set).where(eq(settings.id, 1));
+    const changed = Object.keys(p).filter((k) => p[k as keyof EnterpriseSettingsPatch] !== undefined);
+    await recordActivity(tx, actor, { event: "settings_updated_partial", description: `Enterprise settings changed: ${changed.join(", ") || "none"}` });
+    return enterpriseSettingsView(await getSettings(tx));
+  });
 }

@@ -228,7 +228,13 @@ export async function listUsers(q: ListUsersQuery) {
 /** GET /user/{username}: the user with their devices and security keys (filled by later domains). */
 export async function getUserDetails(username: string) {
   const u = await requireUser(getDb(), username);
-  return { user: await getUserInfo(u.id), devices: await listUserDevices(u.id), security_keys: await listSecurityKeys(u.id) };
+  return {
+    user: await getUserInfo(u.id),
+    devices: await listUserDevices(u.id),
+    security_keys: await listSecurityKeys(u.id),
+    // Device ids with biometric sign-in, registered by the desktop client (none until it does).
+    biometric_enabled_devices: [] as number[],
+  };
 }
 
 async function assertUsernameFree(tx: Tx, username: string, exceptId?: number) {
@@ -338,6 +344,7 @@ export async function updateUser(
         isActive: input.is_active ?? u.isActive,
       })
       .where(eq(users.id, u.id));
+    const groupsBefore = callerIsAdmin && input.groups !== undefined ? (await getUserInfo(u.id, tx)).groups : null;
     if (callerIsAdmin && input.groups !== undefined) {
       await setUserGroups(tx, u.id, input.groups);
       // Group membership decides which locations the user's devices may use.
@@ -351,6 +358,12 @@ export async function updateUser(
     } else if (input.is_active === true && !u.isActive) {
       await recordActivity(tx, actor, { event: "user_enabled", description: `Enabled user ${input.username}` });
       emit({ type: "user.enabled", userId: u.id, username: input.username });
+    }
+    if (groupsBefore && [...groupsBefore].sort().join("\n") !== [...input.groups!].sort().join("\n")) {
+      await recordActivity(tx, actor, {
+        event: "user_groups_modified",
+        description: `Groups of ${input.username}: ${[...input.groups!].sort().join(", ") || "none"}`,
+      });
     }
     await recordActivity(tx, actor, {
       event: "user_modified",
@@ -436,7 +449,7 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
   });
   await sendMail({ to: u.email, ...mail });
   // Recorded once the message is on its way (a failed send answers 503 and logs nothing).
-  await recordActivity(getDb(), actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
+  await recordActivity(getDb(), actor, { event: "password_reset", description: `Password reset sent to ${u.username}` });
 }
 
 /** POST /password_reset (public): consume a reset token once and set the password. */
@@ -458,6 +471,6 @@ export async function resetPasswordWithToken(token: string, password: string, ip
     if (!u || !u.isActive) throw badRequest(MSG.resetInvalid);
     await tx.update(users).set({ passwordHash: await hashPassword(password), enrolled: true }).where(eq(users.id, u.id));
     await deleteUserSessions(tx, u.id);
-    await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset", description: "Password reset with an e-mailed link" });
+    await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset_completed", description: "Password reset with an e-mailed link" });
   });
 }

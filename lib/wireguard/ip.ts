@@ -3,7 +3,7 @@
  * devices (not the network address, the IPv4 broadcast address or the location's own address)
  * and finding free ones quickly. Address parsing, text and range arithmetic are in lib/net.
  */
-import { cidrSize, lastAddress, networkAddress, parseCidr, type Cidr } from "../net/ip";
+import { cidrSize, formatIp, lastAddress, networkAddress, parseCidr, type Cidr } from "../net/ip";
 
 /** The addresses of `c` that are never handed to devices (deduplicated, all inside `c`). */
 function reserved(c: Cidr): Set<bigint> {
@@ -83,4 +83,30 @@ export function parseCidrList(text: string): { ok: true; value: Cidr[] } | { ok:
   }
   if (value.length === 0) return { ok: false, error: "at least one address with netmask is required" };
   return { ok: true, value };
+}
+
+/**
+ * An address split for display the way defguard's network-device dialog shows it: the leading
+ * segments (octets, or zero-padded 16-bit groups for IPv6) that are the same for every address
+ * of the network are `network_part` (with its trailing separator); the rest is
+ * `modifiable_part`. E.g. 10.1.0.3 in 10.1.0.1/24 → "10.1.0." + "3", prefix "24".
+ */
+export function splitIp(ip: bigint, c: Cidr): { ip: string; network_part: string; modifiable_part: string; network_prefix: string } {
+  const count = c.version === 4 ? 4 : 8;
+  const width = c.version === 4 ? 8n : 16n;
+  const mask = (1n << width) - 1n;
+  const segments = (v: bigint) => Array.from({ length: count }, (_, i) => (v >> (width * BigInt(count - 1 - i))) & mask);
+  const ipSeg = segments(ip);
+  const first = segments(networkAddress(c));
+  const last = segments(lastAddress(c));
+  const sep = c.version === 4 ? "." : ":";
+  const fmt = (n: bigint) => (c.version === 4 ? n.toString() : n.toString(16).padStart(4, "0"));
+  let fixed = 0;
+  while (fixed < count && first[fixed] === last[fixed]) fixed++;
+  return {
+    ip: formatIp(ip, c.version),
+    network_part: ipSeg.slice(0, fixed).map((s) => `${fmt(s)}${sep}`).join(""),
+    modifiable_part: ipSeg.slice(fixed).map(fmt).join(sep),
+    network_prefix: String(c.prefix),
+  };
 }

@@ -1,0 +1,73 @@
+/**
+ * Answers for defguard routes whose feature is not built yet: what defguard answers while the
+ * feature is unused, so its clients polling them see no error. The issue that builds a feature
+ * replaces its function here with the real one (in its own domain).
+ */
+import { getDb } from "../db";
+import { gateways } from "../db/schema";
+import { requireUserId } from "../users/service";
+
+/** Oldest gateway defguard 1.6 accepts; older ones are listed by GET /outdated. */
+export const MIN_GATEWAY_VERSION = [1, 5, 0] as const;
+
+function versionBelow(version: string | null, min: readonly number[]): boolean {
+  if (!version) return false;
+  const m = /^v?(\d+)\.(\d+)\.(\d+)/.exec(version.trim());
+  if (!m) return false;
+  const v = [Number(m[1]), Number(m[2]), Number(m[3])];
+  for (let i = 0; i < 3; i++) if (v[i] !== min[i]) return v[i] < min[i];
+  return false;
+}
+
+/** GET /outdated: gateways that reported a version below the minimum; no proxy of defguard's here. */
+export async function outdatedComponents() {
+  const rows = await getDb().select({ version: gateways.version, hostname: gateways.hostname }).from(gateways);
+  const seen = new Set<string>();
+  const outdated: { version: string; hostname: string }[] = [];
+  for (const r of rows) {
+    if (!versionBelow(r.version, MIN_GATEWAY_VERSION) || seen.has(`${r.version}\n${r.hostname}`)) continue;
+    seen.add(`${r.version}\n${r.hostname}`);
+    outdated.push({ version: r.version!, hostname: r.hostname });
+  }
+  return { gateways: outdated, proxy: null };
+}
+
+/** GET /updates: no update information (the console does not call home). */
+export function availableUpdate(): null {
+  return null;
+}
+
+/** GET /enterprise_info: no licence key is loaded. */
+export function enterpriseInfo() {
+  return { license_info: null };
+}
+
+/**
+ * GET /openid/provider with no external OpenID provider: defguard answers 204 No Content. (Its
+ * handler attaches `{provider: null, settings}`, but a 204 carries no body, so clients get none.)
+ */
+export function noOpenidProvider(): Response {
+  return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
+}
+
+/** GET /activity_log_stream: no log streams. */
+export function activityLogStreams(): never[] {
+  return [];
+}
+
+/** GET /user/{username}/auth_key: no SSH/GPG keys yet (404 for an unknown user). */
+export async function listAuthKeys(username: string): Promise<never[]> {
+  await requireUserId(username);
+  return [];
+}
+
+/** GET /user/{username}/api_token: no API tokens yet (404 for an unknown user). */
+export async function listApiTokens(username: string): Promise<never[]> {
+  await requireUserId(username);
+  return [];
+}
+
+/** Any other /api/v1 path. */
+export function unknownPathMessage(pathname: string): string {
+  return `no such API endpoint: ${pathname}`;
+}

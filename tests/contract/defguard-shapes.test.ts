@@ -1,0 +1,262 @@
+/**
+ * Contract tests: the answers defguard 1.6 clients depend on, checked key by key and type by
+ * type against fixtures written from defguard 1.6.6's types (tests/contract/fixtures). Extra
+ * fields of ours are listed here explicitly, so an answer that gains, loses or retypes a field
+ * fails until the fixture (or the list) says so.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { beforeAll, describe, expect, it } from "vitest";
+import { GET as userGet } from "@/app/api/v1/user/[username]/route";
+import { GET as settingsGet, PATCH as settingsPatch, PUT as settingsPut } from "@/app/api/v1/settings/route";
+import { GET as essentialsGet } from "@/app/api/v1/settings_essentials/route";
+import { GET as enterpriseGet, PATCH as enterprisePatch } from "@/app/api/v1/settings_enterprise/route";
+import { GET as activityGet } from "@/app/api/v1/activity_log/route";
+import { GET as outdatedGet } from "@/app/api/v1/outdated/route";
+import { GET as updatesGet } from "@/app/api/v1/updates/route";
+import { GET as enterpriseInfoGet } from "@/app/api/v1/enterprise_info/route";
+import { GET as openidProviderGet } from "@/app/api/v1/openid/provider/route";
+import { GET as streamsGet } from "@/app/api/v1/activity_log_stream/route";
+import { GET as authKeysGet } from "@/app/api/v1/user/[username]/auth_key/route";
+import { GET as apiTokensGet } from "@/app/api/v1/user/[username]/api_token/route";
+import * as unknownPath from "@/app/api/v1/[...path]/route";
+import { ACTIVITY_EVENTS } from "@/lib/activity/events";
+import { call, createUser, query, signIn, type Jar } from "../helpers";
+import { api, mkDevice, mkGroup, mkLocation, newKey } from "../wireguard-fixtures";
+import { alsoNull, checkShape, type Shape } from "./shape";
+import { USER_DETAILS } from "./fixtures/user";
+import { IP_CHECK, SPLIT_IP } from "./fixtures/network-device-ip";
+import { SETTINGS, SETTINGS_ENTERPRISE, SETTINGS_ESSENTIALS } from "./fixtures/settings";
+import { ACTIVITY_LOG_EVENT, ACTIVITY_LOG_PAGE, DEFGUARD_EVENTS } from "./fixtures/activity";
+import { API_TOKEN, ENTERPRISE_INFO_NONE, ERROR, OUTDATED } from "./fixtures/stubs";
+
+/** Our additions to defguard's Settings. */
+const OUR_SETTINGS: Shape = {
+  require_mfa: "boolean",
+  smtp_password_set: "boolean",
+  ldap_bind_password_set: "boolean",
+  smtp_configured: "boolean",
+};
+
+/** Events defguard has no name for; each keeps a name in the same style. */
+const OUR_EVENTS = [
+  "user_enabled",
+  "user_disabled",
+  "mfa_enabled",
+  "mfa_security_key_renamed",
+  "vpn_location_devices_imported",
+  "network_device_configured",
+  "gateway_connected",
+  "gateway_disconnected",
+  "gateway_removed",
+  "smtp_test_sent",
+];
+
+let admin: Jar;
+let alice: Jar;
+let location: { id: number };
+
+const expectShape = (value: unknown, shape: Shape | [Shape]) => expect(checkShape(value, shape)).toEqual([]);
+
+beforeAll(async () => {
+  await createUser({ username: "root", isAdmin: true });
+  await createUser({ username: "alice" });
+  admin = await signIn("root");
+  alice = await signIn("alice");
+  await mkGroup(admin, "staff", ["alice"]);
+  location = await mkLocation(admin, { address: "10.70.0.1/24, fd70::1/64", allowed_groups: ["staff"] });
+  await mkDevice(admin, "alice", { name: "laptop" });
+});
+
+describe("UserDetails", () => {
+  it("GET /user/{username}: {user, devices, security_keys, biometric_enabled_devices}", async () => {
+    const res = await call(userGet, { jar: alice, params: { username: "alice" } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json.devices).toHaveLength(1);
+    expect(res.json.devices[0].networks).toHaveLength(1);
+    expect(res.json.biometric_enabled_devices).toEqual([]);
+    expectShape(res.json, USER_DETAILS);
+  });
+});
+
+describe("network-device addresses", () => {
+  it("GET /device/network/ip/{id}: [SplitIp], one per address of the location", async () => {
+    const res = await api.nextIp(admin, location.id);
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toHaveLength(2);
+    expectShape(res.json, [SPLIT_IP]);
+  });
+
+  it("POST /device/network/ip/{id}: [{available, valid}]", async () => {
+    const res = await api.checkIps(admin, location.id, { ips: ["10.70.0.50", "nonsense"] });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toHaveLength(2);
+    expectShape(res.json, [IP_CHECK]);
+  });
+
+  it("404 {msg} for a full location", async () => {
+    await mkGroup(admin, "nobody");
+    const tiny = await mkLocation(admin, { address: "10.71.0.1/30", allowed_groups: ["nobody"] });
+    const filler = await api.createNetworkDevice(admin, { name: "filler", location_id: tiny.id, assigned_ips: ["10.71.0.2"], wireguard_pubkey: newKey() });
+    expect(filler.status, filler.text).toBe(201);
+    const res = await api.nextIp(admin, tiny.id);
+    expect(res.status).toBe(404);
+    expectShape(res.json, ERROR);
+  });
+});
+
+describe("Settings", () => {
+  it("GET /settings: defguard's Settings plus our listed fields", async () => {
+    const res = await call(settingsGet, { jar: admin });
+    expect(res.status).toBe(200);
+    expectShape(res.json, { ...SETTINGS, ...OUR_SETTINGS });
+  });
+
+  it("PATCH and PUT /settings answer the same shape, secrets empty", async () => {
+    const patched = await call(settingsPatch, {
+      method: "PATCH",
+      jar: admin,
+      body: { smtp_password: "Secret-1", ldap_bind_password: "Secret-2", ldap_url: "ldaps://ldap.example.com", license: "key" },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expectShape(patched.json, { ...SETTINGS, ...OUR_SETTINGS });
+    expect([patched.json.smtp_password, patched.json.ldap_bind_password]).toEqual(["", ""]);
+    const put = await call(settingsPut, { method: "PUT", jar: admin, body: patched.json });
+    expect(put.status, put.text).toBe(200);
+    expectShape(put.json, { ...SETTINGS, ...OUR_SETTINGS });
+    expect(put.json).toMatchObject({ smtp_password_set: true, ldap_bind_password_set: true });
+  });
+
+  it("GET /settings_essentials: SettingsEssentials, empty logos replaced by the /svg/ defaults that exist", async () => {
+    await call(settingsPatch, { method: "PATCH", jar: admin, body: { main_logo_url: "", nav_logo_url: "" } });
+    const res = await call(essentialsGet, {});
+    expect(res.status).toBe(200);
+    expectShape(res.json, SETTINGS_ESSENTIALS);
+    expect(res.json.main_logo_url).toBe("/svg/logo-defguard-white.svg");
+    expect(res.json.nav_logo_url).toBe("/svg/defguard-nav-logo.svg");
+    for (const url of [res.json.main_logo_url, res.json.nav_logo_url]) {
+      const file = fileURLToPath(new URL(`../../public${url}`, import.meta.url));
+      expect(existsSync(file), file).toBe(true);
+      expect(readFileSync(file, "utf8")).toContain("<svg");
+    }
+  });
+
+  it("GET/PATCH /settings_enterprise: EnterpriseSettings", async () => {
+    const res = await call(enterpriseGet, { jar: alice });
+    expect(res.status).toBe(200);
+    expectShape(res.json, SETTINGS_ENTERPRISE);
+    const patched = await call(enterprisePatch, { method: "PATCH", jar: admin, body: { client_traffic_policy: "force_all_traffic" } });
+    expect(patched.status, patched.text).toBe(200);
+    expectShape(patched.json, SETTINGS_ENTERPRISE);
+  });
+});
+
+describe("activity log", () => {
+  it("GET /activity_log: ApiActivityLogEvent items (user, address and device may be unset here)", async () => {
+    const res = await call(activityGet, { jar: admin, path: "/api/v1/activity_log?page_size=500" });
+    expect(res.status).toBe(200);
+    expect(res.json.data.length).toBeGreaterThan(3);
+    // System events have no user, a sign-in no device: null where defguard always has a value.
+    expectShape(res.json, { ...ACTIVITY_LOG_PAGE, data: [alsoNull(ACTIVITY_LOG_EVENT, ["user_id", "ip", "device"])] });
+  });
+
+  it("every event name is defguard's, or one of ours in the same style", () => {
+    const defguard = new Set<string>(DEFGUARD_EVENTS);
+    const foreign = ACTIVITY_EVENTS.filter((e) => !defguard.has(e));
+    expect(foreign.sort()).toEqual([...OUR_EVENTS].sort());
+    for (const e of OUR_EVENTS) {
+      expect(e).toMatch(/^[a-z]+(_[a-z]+)+$/);
+      expect(defguard.has(e), `${e} is defguard's own name now: drop it from OUR_EVENTS`).toBe(false);
+    }
+  });
+
+  it("the events recorded so far are all in the typed list", async () => {
+    const rows = await query<{ event: string }>("select distinct event from activity_log");
+    expect(rows.length).toBeGreaterThan(3);
+    for (const r of rows) expect(ACTIVITY_EVENTS).toContain(r.event);
+  });
+});
+
+describe("routes of features not built yet answer like an unused defguard", () => {
+  it("GET /outdated → {gateways: [], proxy: null}", async () => {
+    const res = await call(outdatedGet, { jar: admin });
+    expect(res.status).toBe(200);
+    expect(res.json).toEqual({ gateways: [], proxy: null });
+    expectShape(res.json, OUTDATED);
+  });
+
+  it("GET /outdated lists a gateway that reported a version below 1.5.0", async () => {
+    await query("insert into gateways (location_id, hostname, version) values ($1, 'old-gw', '1.4.2'), ($1, 'new-gw', '1.6.0')", [location.id]);
+    const res = await call(outdatedGet, { jar: admin });
+    expect(res.json).toEqual({ gateways: [{ version: "1.4.2", hostname: "old-gw" }], proxy: null });
+    expectShape(res.json, OUTDATED);
+    await query("delete from gateways where location_id = $1", [location.id]);
+  });
+
+  it("GET /updates → null", async () => {
+    const res = await call(updatesGet, { jar: admin });
+    expect(res.status).toBe(200);
+    expect(res.text).toBe("null");
+  });
+
+  it("GET /enterprise_info → {license_info: null}", async () => {
+    const res = await call(enterpriseInfoGet, { jar: admin });
+    expect(res.status).toBe(200);
+    expectShape(res.json, ENTERPRISE_INFO_NONE);
+  });
+
+  it("GET /openid/provider → 204, no body (what defguard sends when no provider is set)", async () => {
+    const res = await call(openidProviderGet, { jar: admin });
+    expect(res.status).toBe(204);
+    expect(res.text).toBe("");
+  });
+
+  it("GET /activity_log_stream, /user/{u}/auth_key, /user/{u}/api_token → []", async () => {
+    const answers = [
+      await call(streamsGet, { jar: admin }),
+      await call(authKeysGet, { jar: alice, params: { username: "alice" } }),
+      await call(apiTokensGet, { jar: alice, params: { username: "alice" } }),
+    ];
+    for (const res of answers) {
+      expect(res.status, res.text).toBe(200);
+      expect(res.json).toEqual([]);
+    }
+    expectShape(answers[2].json, [API_TOKEN]);
+    const missing = await call(apiTokensGet, { jar: admin, params: { username: "nobody-here" } });
+    expect(missing.status).toBe(404);
+    expectShape(missing.json, ERROR);
+  });
+});
+
+describe("unknown /api/v1 paths", () => {
+  it.each(["GET", "POST", "PUT", "PATCH", "DELETE"] as const)("%s → 404 {msg} in JSON, also with a session and no anti-forgery header", async (method) => {
+    const handler = unknownPath[method];
+    for (const jar of [undefined, admin]) {
+      const res = await call(handler, {
+        method,
+        path: "/api/v1/no/such/endpoint",
+        params: { path: ["no", "such", "endpoint"] },
+        cookies: jar,
+        body: method === "GET" || method === "DELETE" ? undefined : {},
+      });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expectShape(res.json, ERROR);
+      expect(res.json.msg).toBe("no such API endpoint: /api/v1/no/such/endpoint");
+    }
+  });
+
+  it("the catch-all is the only route file with a catch-all segment, at the top of /api/v1", () => {
+    const dir = fileURLToPath(new URL("../../app/api/v1/", import.meta.url));
+    const found: string[] = [];
+    const walk = (d: string, rel: string) => {
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        if (!e.isDirectory()) continue;
+        if (e.name.includes("...")) found.push(`${rel}${e.name}`);
+        walk(`${d}${e.name}/`, `${rel}${e.name}/`);
+      }
+    };
+    walk(dir, "");
+    expect(found).toEqual(["[...path]"]);
+  });
+});
