@@ -49,6 +49,8 @@ const OUR_EVENTS = [
   "gateway_connected",
   "gateway_disconnected",
   "gateway_removed",
+  "gateway_token_rotated",
+  "user_reauthenticated",
   "smtp_test_sent",
 ];
 
