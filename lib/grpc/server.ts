@@ -7,6 +7,7 @@ import { gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySee
 import { subscribe, type WireUpdate } from "../gateways/hub";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
+import { describeError } from "../log-errors";
 
 export { loadProtos };
 
@@ -65,7 +66,7 @@ const gatewayService: grpc.UntypedServiceImplementation = {
       (cfg) => cb(null, cfg),
       (err) => {
         const notFound = (err as { status?: number }).status === 404;
-        if (!notFound) console.error("[grpc] Config failed:", err);
+        if (!notFound) console.error("[grpc] Config failed:", describeError(err));
         cb({ code: notFound ? grpc.status.NOT_FOUND : grpc.status.INTERNAL, details: notFound ? "location not found" : "internal error" });
       },
     );
@@ -93,7 +94,7 @@ const gatewayService: grpc.UntypedServiceImplementation = {
       if (closed) return;
       closed = true;
       unsubscribe();
-      gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", err));
+      gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err)));
     };
     call.on("cancelled", close);
     call.on("close", close);

@@ -5,6 +5,7 @@ import { AppError } from "../errors";
 import { findSession, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
+import { describeError } from "../log-errors";
 
 /**
  * Who may call a route:
@@ -245,7 +246,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       if (pgCode === "23505") return errorResponse(409, "already exists");
       // 22P02 invalid text, 22003 out of range, 22021 bad byte sequence (e.g. a NUL in a string).
       if (pgCode === "22P02" || pgCode === "22003" || pgCode === "22021") return errorResponse(400, "invalid value");
-      console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, err);
+      console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, describeError(err));
       return errorResponse(500, "internal server error", { request_id: requestId });
     }
   };
