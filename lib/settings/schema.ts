@@ -20,7 +20,7 @@ export const settingsPatchSchema = z
     openid_enabled: z.boolean({ error: V.invalidType }),
     require_mfa: z.boolean({ error: V.invalidType }),
     gateway_disconnect_notifications: z.boolean({ error: V.invalidType }),
-    gateway_inactivity_threshold: z.coerce.number({ error: V.invalidNumber }).int().min(1, { error: "minValue" }).max(10_080, { error: "maxValue" }),
+    gateway_inactivity_threshold: z.number({ error: V.invalidNumber }).int({ error: V.invalidNumber }).min(1, { error: "minValue" }).max(10_080, { error: "maxValue" }),
     gateway_reconnect_notifications: z.boolean({ error: V.invalidType }),
   })
   .extend(smtpSettingsSchema.shape)
