@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { badRequest } from "./errors";
 
+// In the browser zod must not probe for eval (`new Function`): the console's Content-Security-
+// Policy forbids it and every probe is reported as a violation. Every shared schema imports
+// this module, so the setting is in place before any form parses.
+if (typeof window !== "undefined") z.config({ jitless: true });
+
 /**
  * Shared field rules. Messages are keys under `validation.` in messages/*.json: forms
  * translate them, the API turns them into English via lib/http.
