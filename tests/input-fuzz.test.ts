@@ -191,3 +191,21 @@ describe("ids in the path", () => {
     expect(checked.length).toBeGreaterThanOrEqual(10);
   });
 });
+
+describe("numbers are JSON numbers (no coercion of strings, booleans or null)", () => {
+  it.each([
+    ["PATCH /settings", { smtp_port: "25" }, "smtp_port"],
+    ["PATCH /settings", { smtp_port: true }, "smtp_port"],
+    ["PATCH /settings", { gateway_inactivity_threshold: "10" }, "gateway_inactivity_threshold"],
+    ["PATCH /settings", { gateway_inactivity_threshold: null }, "gateway_inactivity_threshold"],
+    ["POST /device/network", { name: "nd", location_id: "1", assigned_ips: "10.77.0.9", wireguard_pubkey: KEY }, "location_id"],
+    ["POST /device/network", { name: "nd", location_id: true, assigned_ips: "10.77.0.9", wireguard_pubkey: KEY }, "location_id"],
+  ])("%s %j → 400 naming the field, nothing changed", async (key, body, field) => {
+    const r = routes.find((x) => x.key === key)!;
+    const before = await snapshot();
+    const res = await call(r.handler, { method: r.method, path: `/api/v1${r.path}`, jar: await adminJar(), body });
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.field).toBe(field);
+    expect(await snapshot()).toBe(before);
+  });
+});
