@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import next from "next";
-import { dataDir, httpPort } from "./lib/config";
+import { dataDir, httpPort, publicUrl } from "./lib/config";
 import { resolveSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
@@ -19,6 +19,7 @@ import { startHub, stopHub } from "./lib/gateways/hub";
 import { resetStaleConnections } from "./lib/gateways/service";
 import { startJobs } from "./lib/jobs/runner";
 import { clientAddress } from "./lib/http/client-ip";
+import { hasMalformedEscape, malformedPathAnswer, newNonce, securityHeaders } from "./lib/http/security-headers";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.argv.includes("--dev");
@@ -83,6 +84,17 @@ async function main() {
   const handle = app.getRequestHandler();
   const server = createServer((req, res) => {
     req.headers["x-defguard-client-ip"] = clientIp(req);
+    const security = securityHeaders(newNonce(), { publicUrl: publicUrl(), dev });
+    for (const [k, v] of Object.entries(security)) res.setHeader(k, v);
+    // Next.js reads the nonce from the request's policy and puts it on the scripts it inlines.
+    req.headers["content-security-policy"] = security["content-security-policy"];
+    delete req.headers["content-security-policy-report-only"];
+    // Next.js answers a path it cannot decode with a plain-text 500.
+    if (hasMalformedEscape(req.url ?? "/")) {
+      const bad = malformedPathAnswer(req.url ?? "/");
+      res.writeHead(bad.status, { "content-type": bad.contentType, "cache-control": "no-store" }).end(bad.body);
+      return;
+    }
     handle(req, res).catch((err) => {
       console.error("[defguard] unhandled request error", err);
       if (!res.headersSent) res.writeHead(500).end();

@@ -10,6 +10,8 @@ import { essentialsQuery, useEssentials } from "./settings/queries";
 import { subscribeTheme } from "./theme/theme";
 import { Toaster } from "./ui/toaster";
 import { TooltipProvider } from "./ui/tooltip";
+// Sets zod's jitless mode in the browser (no eval under the Content-Security-Policy).
+import "@/lib/validation";
 
 /** A 401 on any query means the session is gone: forget it and sign in again, coming back here. */
 function onSessionLost(client: QueryClient) {

@@ -1,6 +1,11 @@
 import { z } from "zod";
 import { badRequest } from "./errors";
 
+// In the browser zod must not probe for eval (`new Function`): the console's Content-Security-
+// Policy forbids it and every probe is reported as a violation. Every shared schema imports
+// this module, so the setting is in place before any form parses.
+if (typeof window !== "undefined") z.config({ jitless: true });
+
 /**
  * Shared field rules. Messages are keys under `validation.` in messages/*.json: forms
  * translate them, the API turns them into English via lib/http.
@@ -71,6 +76,15 @@ export const phoneSchema = z
   .transform((v) => (v ? v : null));
 
 /** A numeric path parameter; 400 naming the parameter when it is not a positive integer. */
+/**
+ * Forms hold text; the API takes JSON numbers and refuses numeric strings, booleans and null.
+ * A form's resolver wraps a shared number schema with this to read a numeric text as the number
+ * it shows (anything else, the empty text included, goes to the schema unchanged and is refused).
+ */
+export function fromText<T extends z.ZodType>(schema: T) {
+  return z.preprocess((v) => (typeof v === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
+}
+
 export function parseId(raw: string, field = "id"): number {
   if (!/^[1-9][0-9]{0,9}$/.test(raw) || Number(raw) > 2_147_483_647) throw badRequest("expected a valid number", field);
   return Number(raw);

@@ -204,6 +204,7 @@ describe("POST /device/{username}", () => {
     ["a number", 42],
     ["hex", "a".repeat(64)],
     ["binary", "\u0000".repeat(44)],
+    ["the all-zero key", `${"A".repeat(43)}=`],
   ])("a bad key (%s) → 400 'key is invalid' on wireguard_pubkey, nothing written", async (_label, key) => {
     const before = await counts();
     const res = await api.createDevice(alice, "alice", { name: uniq("bad"), wireguard_pubkey: key });

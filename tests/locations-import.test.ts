@@ -183,6 +183,33 @@ describe("POST /network/import", () => {
 
 // ------------------------------------------------------------------------------ mapping
 
+describe("POST /network/import: peer keys", () => {
+  it("a peer with the all-zero key → 400 naming the peer, nothing written", async () => {
+    const { text } = serverFile({
+      octet: 63,
+      peers: [
+        { pub: generateKeyPair().publicKey, allowed: "10.63.0.10/32" },
+        { pub: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", allowed: "10.63.0.20/32" },
+      ],
+    });
+    const before = await counts();
+    const res = await api.importLocation(admin, importBody(text));
+    expect(res.status).toBe(400);
+    expect(res.json).toMatchObject({ msg: "config: [Peer] 2 has an invalid PublicKey", field: "config" });
+    expect(await counts()).toEqual(before);
+  });
+
+  it("an [Interface] Address that is the network address → 400, nothing written", async () => {
+    const { text } = serverFile({ octet: 64, peers: [] });
+    const before = await counts();
+    const res = await api.importLocation(admin, importBody(text.replace("Address = 10.64.0.1/24", "Address = 10.64.0.0/24")));
+    expect(res.status).toBe(400);
+    expect(res.json.field).toBe("config");
+    expect(res.json.msg).toMatch(/network or broadcast address/);
+    expect(await counts()).toEqual(before);
+  });
+});
+
 describe("POST /network/{id}/devices", () => {
   async function imported(octet: number, n: number, over: Record<string, unknown> = {}) {
     const peers = Array.from({ length: n }, (_, i) => ({ pub: generateKeyPair().publicKey, allowed: `10.${octet}.0.${10 + i * 10}/32, fd${octet}::${10 + i * 10}/128` }));
@@ -233,6 +260,13 @@ describe("POST /network/{id}/devices", () => {
     ["an unknown user", 1, { user_id: 999999 }, "devices.1.user_id"],
     ["a bad key", 0, { wireguard_pubkey: "short" }, "devices.0.wireguard_pubkey"],
     ["a missing name", 1, { name: "" }, "devices.1.name"],
+    // The same name and key rules as the device routes.
+    ["HTML in the name", 0, { name: "<img src=x onerror=alert(1)>" }, "devices.0.name"],
+    ["a newline in the name", 1, { name: "two\nlines" }, "devices.1.name"],
+    ["a 65-character name", 0, { name: "n".repeat(65) }, "devices.0.name"],
+    ["the all-zero key", 0, { wireguard_pubkey: "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }, "devices.0.wireguard_pubkey"],
+    ["a number for the key", 1, { wireguard_pubkey: 5 }, "devices.1.wireguard_pubkey"],
+    ["a string for user_id", 0, { user_id: "1" }, "devices.0.user_id"],
   ])("%s → 400 with field devices.<i>.<field>, nothing created", async (_label, index, over, field) => {
     const imp = await imported(61, 2);
     const mapping = imp.devices.map((d, i) => ({ ...d, name: uniq("m"), user_id: i === 0 ? aliceId : bobId }));

@@ -266,6 +266,22 @@ describe("location validation: 400 naming the field, nothing written", () => {
     ["a /32 location", { address: "10.1.0.1/32" }, "address", T.noRoomForDevices],
     ["a /31 location", { address: "10.1.0.0/31" }, "address", T.noRoomForDevices],
     ["a /128 location", { address: "fd00::1/128" }, "address", T.noRoomForDevices],
+    ["the whole IPv4 space", { address: "0.0.0.0/0" }, "address", T.addressSpecialRange],
+    ["a host in a /1 that holds multicast", { address: "128.0.0.1/1" }, "address", T.addressSpecialRange],
+    ["a loopback network", { address: "127.0.0.1/8" }, "address", T.addressSpecialRange],
+    ["a multicast network", { address: "239.1.1.1/24" }, "address", T.addressSpecialRange],
+    ["the whole IPv6 space", { address: "::1/0" }, "address", T.addressSpecialRange],
+    ["an IPv6 multicast network", { address: "ff02::1/64" }, "address", T.addressSpecialRange],
+    ["the network address", { address: "10.1.0.0/24" }, "address", T.addressNotHost],
+    ["the broadcast address", { address: "10.1.0.255/24" }, "address", T.addressNotHost],
+    ["the IPv6 network address as second entry", { address: "10.1.0.1/24, fd00::/64" }, "address", T.addressNotHost],
+    // Numbers are JSON numbers: no coercion of strings, booleans or null.
+    ["port as a numeric string", { port: "51820" }, "port", T.invalidNumber],
+    ["port true", { port: true }, "port", T.invalidNumber],
+    ["port null", { port: null }, "port", T.invalidNumber],
+    ["keepalive null", { keepalive_interval: null }, "keepalive_interval", T.invalidNumber],
+    ["keepalive as a numeric string", { keepalive_interval: "25" }, "keepalive_interval", T.invalidNumber],
+    ["disconnect threshold false", { peer_disconnect_threshold: false }, "peer_disconnect_threshold", T.invalidNumber],
     ["an empty address", { address: "" }, "address", T.required],
     ["an empty address list", { address: [] }, "address", T.required],
     ["port 0", { port: 0 }, "port"],
@@ -452,11 +468,11 @@ describe("IP assignment", () => {
     await createUser({ username: "late-user", groups: ["late-g"] });
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) ids.push((await mkDevice(admin, "late-user")).device.id);
-    // 10.6.0.0/29: the gateway is the network address itself, so hosts start at .1; same for IPv6.
-    const l = await mkLocation(admin, { address: "10.6.0.0/29, fd06::/125", allowed_groups: ["late-g"] });
-    expect(await ipsOf(ids[0], l.id)).toEqual(["10.6.0.1", "fd06::1"]);
-    expect(await ipsOf(ids[1], l.id)).toEqual(["10.6.0.2", "fd06::2"]);
-    expect(await ipsOf(ids[2], l.id)).toEqual(["10.6.0.3", "fd06::3"]);
+    // 10.6.0.1/29: .0 is the network, .1 the gateway, so hosts start at .2; same for IPv6.
+    const l = await mkLocation(admin, { address: "10.6.0.1/29, fd06::1/125", allowed_groups: ["late-g"] });
+    expect(await ipsOf(ids[0], l.id)).toEqual(["10.6.0.2", "fd06::2"]);
+    expect(await ipsOf(ids[1], l.id)).toEqual(["10.6.0.3", "fd06::3"]);
+    expect(await ipsOf(ids[2], l.id)).toEqual(["10.6.0.4", "fd06::4"]);
     await expectLocationInvariants(l.id);
     await api.deleteLocation(admin, l.id);
   });
@@ -599,13 +615,13 @@ describe("IP assignment", () => {
       await api.deleteLocation(admin, l.id);
     });
 
-    it("10.1.0.0/24 → 10.9.0.0/24 moves every device into the new network", async () => {
-      const { l, ids } = await setup("ch2", "10.21.0.0/24", 3);
-      expect(await ipsOf(ids[0], l.id)).toEqual(["10.21.0.1"]);
-      const res = await put(l, "ch2", "10.29.0.0/24");
+    it("10.21.0.1/24 → 10.29.0.1/24 moves every device into the new network", async () => {
+      const { l, ids } = await setup("ch2", "10.21.0.1/24", 3);
+      expect(await ipsOf(ids[0], l.id)).toEqual(["10.21.0.2"]);
+      const res = await put(l, "ch2", "10.29.0.1/24");
       expect(res.status, res.text).toBe(200);
       const now = await addressesIn(l.id);
-      expect(ids.map((id) => now.get(id))).toEqual([["10.29.0.1"], ["10.29.0.2"], ["10.29.0.3"]]);
+      expect(ids.map((id) => now.get(id))).toEqual([["10.29.0.2"], ["10.29.0.3"], ["10.29.0.4"]]);
       await expectLocationInvariants(l.id);
       await api.deleteLocation(admin, l.id);
     });
@@ -697,12 +713,12 @@ describe("IP assignment", () => {
     const ADDRESSES = [
       "10.77.0.1/28",
       "10.77.0.14/28",
-      "10.77.0.0/29",
+      "10.77.0.2/29",
       "10.78.0.1/29",
       "10.77.0.1/27, fd77::1/125",
       "fd77::5/124",
       "10.77.0.9/28, fd77::1/124",
-      "10.79.1.255/23", // the gateway is the broadcast address
+      "10.79.1.254/23", // the gateway is the last host address
     ];
     /** Independent oracle: hosts of a CIDR minus network, gateway and (IPv4) broadcast. */
     const fits = (address: string) =>
@@ -718,7 +734,7 @@ describe("IP assignment", () => {
           return Number(size) - reserved.size;
         }),
       );
-    expect(ADDRESSES.map(fits)).toEqual([13, 13, 6, 5, 6, 14, 13, 510]);
+    expect(ADDRESSES.map(fits)).toEqual([13, 13, 5, 5, 6, 14, 13, 509]);
     const op = fc.oneof(
       { arbitrary: fc.constant({ kind: "create" as const }), weight: 5 },
       { arbitrary: fc.nat({ max: 40 }).map((i) => ({ kind: "delete" as const, i })), weight: 2 },

@@ -210,7 +210,7 @@ describe("POST /device/network/start_cli/{id}", () => {
     expect(user.status).toBe(400);
     expect(user.json.msg).toBe("device is not a network device");
     const missing = await cli.startFor(admin, 999999);
-    expect(missing.status).toBe(400);
+    expect(missing.status).toBe(404);
     expect(missing.json.msg).toBe("network device not found");
     const configured = await api.createNetworkDevice(admin, { ...body({ assigned_ips: ["10.60.0.60"] }), wireguard_pubkey: newKey() });
     expect(configured.status, configured.text).toBe(201);

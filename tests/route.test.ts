@@ -220,3 +220,58 @@ describe("input parsing", () => {
     expect((await call(small, { method: "POST", body: { s: "😀".repeat(40) } })).status).toBe(400);
   });
 });
+
+describe("JSON bodies only (cross-site forms)", () => {
+  const h = route({ access: "public", body: z.object({ s: z.string() }) }, async (ctx) => ({ got: ctx.body }));
+  const bodiless = route({ access: "public" }, async () => ({ ran: true }));
+
+  it("accepts application/json, also with a charset", async () => {
+    expect((await call(h, { method: "POST", body: { s: "a" } })).status).toBe(200);
+    const res = await call(h, { method: "POST", body: { s: "a" }, headers: { "content-type": "Application/JSON; charset=utf-8" } });
+    expect(res.status).toBe(200);
+  });
+
+  for (const type of ["application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "text/plain", "application/jsonx"]) {
+    it(`answers 415 {msg} to a ${type} body, and the handler does not run`, async () => {
+      const res = await call(h, { method: "POST", body: '{"s":"a"}', headers: { "content-type": type } });
+      expect(res.status).toBe(415);
+      expect(res.json).toEqual({ msg: "the request body must be JSON, sent with Content-Type: application/json" });
+    });
+  }
+
+  it("refuses a form post to sign-in and sets no session cookie", async () => {
+    await createUser({ username: "form-victim" });
+    const res = await call(authPost, {
+      method: "POST",
+      path: "/api/v1/auth",
+      body: "username=form-victim&password=Passw0rd%21x",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    expect(res.status).toBe(415);
+    expect(res.setCookie).toEqual([]);
+    const sessions = await sqlQuery<{ n: number }>(
+      "SELECT count(*)::int AS n FROM sessions s JOIN users u ON u.id = s.user_id WHERE u.username = 'form-victim'",
+    );
+    expect(sessions[0].n).toBe(0);
+  });
+
+  it("lets a request with no body and no content type through (e.g. DELETE)", async () => {
+    const res = await call(bodiless, { method: "DELETE" });
+    expect(res.status).toBe(200);
+    expect((await call(h, { method: "POST" })).status).toBe(400); // {} is parsed: s is missing
+  });
+
+  it("refuses a body without a content type, and a non-JSON type on a route without a body schema", async () => {
+    const req = new Request("http://localhost/x", { method: "POST", body: new Blob(['{"s":"a"}']) });
+    expect(req.headers.get("content-type")).toBeNull();
+    expect((await h(req, { params: Promise.resolve({}) })).status).toBe(415);
+    const res = await call(bodiless, { method: "POST", body: "a=1", headers: { "content-type": "application/x-www-form-urlencoded" } });
+    expect(res.status).toBe(415);
+  });
+
+  it("lets a route opt out (an upload reading the body itself)", async () => {
+    const upload = route({ access: "public", anyContentType: true }, async ({ req }) => ({ n: (await req.text()).length }));
+    const res = await call(upload, { method: "POST", body: "abc", headers: { "content-type": "text/plain" } });
+    expect(res.json).toEqual({ n: 3 });
+  });
+});

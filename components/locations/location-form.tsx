@@ -7,7 +7,7 @@ import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import type { z } from "zod";
 import { ApiBadRequestError, api } from "@/lib/api/client";
-import { locationSchema } from "@/lib/locations/schema";
+import { locationFormSchema } from "@/lib/locations/schema";
 import { useValidationMessages } from "@/components/forms/messages";
 import { useApiErrorText } from "@/components/devices/errors";
 import { Button } from "@/components/ui/button";
@@ -20,8 +20,8 @@ import { toast } from "@/components/ui/toaster";
 import { GroupsPicker } from "./groups-picker";
 import { MFA_MODES, locationKeys, mfaModeOf, type Location, type LocationBody } from "./api";
 
-type FormIn = z.input<typeof locationSchema>;
-type FormOut = z.output<typeof locationSchema>;
+type FormIn = z.input<typeof locationFormSchema>;
+type FormOut = z.output<typeof locationFormSchema>;
 
 const FIELDS = [
   "name",
@@ -97,7 +97,7 @@ export function LocationForm({ location, onSaved, secondaryAction, dangerAction,
   const sending = useRef(false);
 
   const form = useForm<FormIn, unknown, FormOut>({
-    resolver: zodResolver(locationSchema),
+    resolver: zodResolver(locationFormSchema),
     mode: "onBlur",
     defaultValues: defaults(location),
   });

@@ -18,13 +18,14 @@ import { Input } from "@/components/ui/input";
 import { Switch } from "@/components/ui/switch";
 import { toast } from "@/components/ui/toaster";
 import { useServerError } from "@/components/users/server-errors";
+import { fromText } from "@/lib/validation";
 import { settingsQuery, useAppInfo, type SettingsView, type SettingsViewBody } from "./queries";
 
 const shape = settingsPatchSchema.shape;
 /** The shared settings schema's rules for the three fields (threshold: whole minutes, 1..10080). */
 const formSchema = z.object({
   gateway_disconnect_notifications_enabled: z.boolean(),
-  gateway_disconnect_notifications_inactivity_threshold: shape.gateway_disconnect_notifications_inactivity_threshold.unwrap(),
+  gateway_disconnect_notifications_inactivity_threshold: fromText(shape.gateway_disconnect_notifications_inactivity_threshold.unwrap()),
   gateway_disconnect_notifications_reconnect_notification_enabled: z.boolean(),
 });
 type Values = z.input<typeof formSchema>;

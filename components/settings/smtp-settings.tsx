@@ -19,6 +19,7 @@ import { Input } from "@/components/ui/input";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/toaster";
 import { isSmtpNotConfigured, useServerError } from "@/components/users/server-errors";
+import { fromText } from "@/lib/validation";
 import { settingsQuery, type SettingsView, type SettingsViewBody } from "./queries";
 
 const shape = smtpSettingsSchema.shape;
@@ -38,7 +39,7 @@ const formSchema = z
   .superRefine((v, ctx) => {
     for (const f of TEXT_FIELDS) {
       if (v[f].trim() === "") continue;
-      const r = shape[f].safeParse(v[f]);
+      const r = (f === "smtp_port" ? fromText(shape.smtp_port) : shape[f]).safeParse(v[f]);
       if (!r.success) ctx.addIssue({ code: "custom", path: [f], message: r.error.issues[0].message });
     }
   });

@@ -4,6 +4,7 @@ import { useCallback } from "react";
 import { useTranslations } from "next-intl";
 import { ApiBadRequestError, ApiBadResponseError } from "@/lib/api/client";
 import { useValidationMessages } from "@/components/forms/messages";
+import { smtpFailureOfMessage } from "@/lib/mail/failures";
 
 /**
  * Server messages (lib/users, lib/groups, lib/mail) that the console says in the user's
@@ -49,7 +50,11 @@ export function useServerError() {
         if (err.status === 403) return t("forbidden");
         return fromServer(err) ?? err.msg;
       }
-      if (err instanceof ApiBadResponseError) return err.msg ?? t("server");
+      if (err instanceof ApiBadResponseError) {
+        const smtp = smtpFailureOfMessage(err.msg);
+        if (smtp) return t(`smtpFailure.${smtp}`);
+        return err.msg ?? t("server");
+      }
       return t("network");
     },
     [t, fromServer],

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isValidKey } from "../wireguard/keys";
+import { isValidPublicKey } from "../wireguard/keys";
 import { requiredOrType, V } from "../validation";
 
 export const deviceNameSchema = z
@@ -9,7 +9,7 @@ export const deviceNameSchema = z
   .max(64, { error: V.tooLong })
   .regex(/^[^<>\p{Cc}]+$/u, { error: V.forbiddenChars });
 
-export const wireguardKeySchema = z.string(requiredOrType).trim().refine(isValidKey, { error: "invalidKey" });
+export const wireguardKeySchema = z.string(requiredOrType).trim().refine(isValidPublicKey, { error: "invalidKey" });
 
 const description = z
   .string({ error: V.invalidType })
@@ -29,7 +29,7 @@ export type DeviceInput = z.infer<typeof deviceSchema>;
 export const networkDeviceSchema = z.object({
   name: deviceNameSchema,
   description,
-  location_id: z.coerce.number({ error: V.invalidNumber }).int().positive(),
+  location_id: z.number({ error: V.invalidNumber }).int({ error: V.invalidNumber }).positive({ error: V.invalidNumber }),
   assigned_ips: z
     .union([z.string(), z.array(z.string({ error: V.invalidType }))], { error: V.invalidType })
     .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter(Boolean))

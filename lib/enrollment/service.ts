@@ -1,7 +1,7 @@
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { deviceLocations, devices, enrollmentTokens, locations, users } from "../db/schema";
-import { AppError, badRequest } from "../errors";
+import { AppError, badRequest, notFound } from "../errors";
 import { enrollmentTokenTimeout, publicUrl, secret } from "../config";
 import { hmac, randomToken, safeEqual, sha256hex } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
@@ -84,7 +84,7 @@ export async function startNetworkDeviceCli(actor: Actor, input: NetworkDeviceCl
 export async function newNetworkDeviceCliToken(actor: Actor, deviceId: number): Promise<CliToken> {
   return transaction(async (tx) => {
     const [d] = await tx.select().from(devices).where(eq(devices.id, deviceId)).for("update");
-    if (!d) throw badRequest(MSG.deviceNotFound);
+    if (!d) throw notFound(MSG.deviceNotFound);
     if (d.deviceType !== "network") throw badRequest(MSG.notNetworkDevice);
     if (d.configured) throw badRequest(MSG.alreadyConfigured);
     const [link] = await tx

@@ -1,4 +1,5 @@
 import { getDb, getPool, type Tx } from "../db";
+import { describeError } from "../log-errors";
 
 /**
  * Domain events, published only after the transaction that produced them commits, so a
@@ -38,7 +39,7 @@ function dispatch(events: DomainEvent[]) {
     for (const h of handlers) {
       Promise.resolve()
         .then(() => h(e))
-        .catch((err) => console.error(`[events] handler failed for ${e.type}:`, err));
+        .catch((err) => console.error(`[events] handler failed for ${e.type}:`, describeError(err)));
     }
   }
 }
@@ -77,7 +78,7 @@ export async function transaction<T>(fn: (tx: Tx, emit: Emit) => Promise<T>): Pr
   const result = await getDb().transaction((tx) => fn(tx, (e) => queued.push(e)));
   if (queued.length) {
     dispatch(queued);
-    await notifyOtherProcesses(queued).catch((err) => console.error("[events] NOTIFY failed:", err));
+    await notifyOtherProcesses(queued).catch((err) => console.error("[events] NOTIFY failed:", describeError(err)));
   }
   return result;
 }

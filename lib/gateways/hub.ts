@@ -4,6 +4,7 @@ import { databaseUrl, getDb } from "../db";
 import { devices } from "../db/schema";
 import { EVENTS_CHANNEL, type DomainEvent } from "../events";
 import { gatewayConfiguration, peerFor, userPeers, type WireConfiguration, type WirePeer } from "./service";
+import { describeError } from "../log-errors";
 
 /** gateway.Update as written to a stream. */
 export type WireUpdate =
@@ -103,7 +104,7 @@ function send(locationId: number, u: WireUpdate) {
     try {
       s.write(u);
     } catch (err) {
-      console.error("[gateways] writing an update failed:", err);
+      console.error("[gateways] writing an update failed:", describeError(err));
     }
   }
 }
@@ -190,7 +191,7 @@ export async function startHub(): Promise<void> {
         return;
       }
       // Keep the order of events across notifications.
-      hub.queue = hub.queue.then(() => handleEvents(events)).catch((err) => console.error("[gateways] handling events failed:", err));
+      hub.queue = hub.queue.then(() => handleEvents(events)).catch((err) => console.error("[gateways] handling events failed:", describeError(err)));
     });
     client.on("error", (err) => {
       console.error("[gateways] event listener lost its connection:", err.message);

@@ -7,6 +7,7 @@ import { authenticateGateway, gatewayConfiguration, gatewayConnected, gatewayDis
 import { register, subscribe, type WireUpdate } from "../gateways/hub";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
+import { describeError } from "../log-errors";
 
 export { loadProtos };
 
@@ -81,7 +82,7 @@ const gatewayService: grpc.UntypedServiceImplementation = {
         cb(null, cfg);
       } catch (err) {
         const notFound = (err as { status?: number }).status === 404;
-        if (!notFound) console.error("[grpc] Config failed:", err);
+        if (!notFound) console.error("[grpc] Config failed:", describeError(err));
         cb(notFound ? locationGone : internal);
       }
     })();
@@ -123,16 +124,16 @@ const gatewayService: grpc.UntypedServiceImplementation = {
       let connected = false;
       after = () => {
         unsubscribe();
-        if (connected) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", err));
+        if (connected) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err)));
       };
       try {
         await gatewayConnected(who.locationId, who.hostname, PROCESS_ID, { version: who.version });
         connected = true;
         // Ended while the connection was being recorded: record its end too.
-        if (closed) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", err));
+        if (closed) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err)));
       } catch (err) {
         // The location is gone (or the database is): this stream has nothing to carry.
-        console.warn(`[grpc] Updates for location ${who.locationId} refused: ${err instanceof Error ? err.message : err}`);
+        console.warn(`[grpc] Updates for location ${who.locationId} refused: ${describeError(err)}`);
         fail(locationGone);
       }
     })();

@@ -6,6 +6,7 @@ import { findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADE
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
 import { isDatabaseUnavailable } from "../db/health";
+import { describeError } from "../log-errors";
 
 /**
  * Who may call a route:
@@ -53,6 +54,11 @@ export interface RouteOptions<B extends ZodType | undefined, Q extends ZodType |
   allowWithoutMfa?: boolean;
   /** Changes sign-in security: the session must have proved itself recently (403 reauth_required). */
   fresh?: boolean;
+  /**
+   * Let a request body of any content type through (a future upload route that reads
+   * `req` itself). Every other route refuses a non-JSON body with 415.
+   */
+  anyContentType?: boolean;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -61,11 +67,32 @@ export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) &
   access: Access;
   self?: string;
   allowWithoutMfa?: boolean;
+  /** The zod body schema, for tests that generate bodies from it. */
+  bodySchema?: ZodType;
 };
 
 const CLIENT_IP_HEADER = "x-defguard-client-ip";
 const DEFAULT_MAX_BODY = 1024 * 1024;
 const validationText = (en as { validation: Record<string, string> }).validation;
+export const NOT_JSON_MSG = "the request body must be JSON, sent with Content-Type: application/json";
+
+/** `application/json`, with or without parameters such as `; charset=utf-8`. */
+export function isJsonContentType(value: string | null): boolean {
+  return (value ?? "").split(";")[0].trim().toLowerCase() === "application/json";
+}
+
+/**
+ * Cross-site forms can only send urlencoded, multipart or text/plain bodies without a
+ * preflight: a mutating request whose body is not declared as JSON is refused before anything
+ * runs (sign-in included). A request with no body and no content type (e.g. DELETE) passes.
+ */
+function refusesContentType(req: Request, method: string): boolean {
+  if (["GET", "HEAD", "OPTIONS"].includes(method)) return false;
+  const type = req.headers.get("content-type");
+  if (type !== null) return !isJsonContentType(type);
+  const len = req.headers.get("content-length");
+  return (len !== null && Number(len) > 0) || req.headers.has("transfer-encoding");
+}
 
 export function json(data: unknown, init: { status?: number; headers?: HeadersInit } = {}): Response {
   const headers = new Headers(init.headers);
@@ -93,12 +120,14 @@ export function zodMessage(err: z.ZodError, root?: string): { msg: string; field
   return { msg: `${path}: ${text}`, field: path };
 }
 
-async function readJson(req: Request, limit: number): Promise<unknown> {
+async function readJson(req: Request, limit: number, requireJsonType: boolean): Promise<unknown> {
   const len = Number(req.headers.get("content-length") || 0);
   if (len > limit) throw new AppError(400, `request body is larger than ${limit} bytes`);
   const text = await req.text();
   if (Buffer.byteLength(text) > limit) throw new AppError(400, `request body is larger than ${limit} bytes`);
   if (!text.trim()) return {};
+  // A body without any content type (no length header, e.g. streamed) is not JSON either.
+  if (requireJsonType && !isJsonContentType(req.headers.get("content-type"))) throw new AppError(415, NOT_JSON_MSG);
   try {
     return JSON.parse(text);
   } catch {
@@ -137,8 +166,9 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       for (const [k, v] of Object.entries(rawParams)) params[k] = Array.isArray(v) ? v.join("/") : v;
       const nul = Object.entries(params).find(([, v]) => v.includes("\u0000"));
       if (nul) return errorResponse(400, `${nul[0]}: ${validationText.forbiddenChars}`, { field: nul[0] });
-      const cookies = parseCookies(req.headers.get("cookie"));
       const method = req.method.toUpperCase();
+      if (!opts.anyContentType && refusesContentType(req, method)) return errorResponse(415, NOT_JSON_MSG);
+      const cookies = parseCookies(req.headers.get("cookie"));
       const unsafe = !["GET", "HEAD", "OPTIONS"].includes(method);
 
       let caller: Caller | null = null;
@@ -181,7 +211,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
 
       let body: unknown = undefined;
       if (opts.body) {
-        const raw = await readJson(req, opts.maxBody ?? DEFAULT_MAX_BODY);
+        const raw = await readJson(req, opts.maxBody ?? DEFAULT_MAX_BODY, !opts.anyContentType);
         const parsed = opts.body.safeParse(raw);
         if (!parsed.success) {
           const { msg, field } = zodMessage(parsed.error);
@@ -224,11 +254,16 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       if (pgCode === "22P02" || pgCode === "22003" || pgCode === "22021") return errorResponse(400, "invalid value");
       // The database is unreachable or restarting: a temporary condition, not a server fault.
       if (isDatabaseUnavailable(err)) return errorResponse(503, "database unavailable, try again shortly");
-      console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, err);
+      console.error(`[api] request ${requestId} ${req.method} ${new URL(req.url).pathname} failed:`, describeError(err));
       return errorResponse(500, "internal server error", { request_id: requestId });
     }
   };
-  return Object.assign(fn, { access: opts.access, self: opts.self, allowWithoutMfa: opts.allowWithoutMfa });
+  return Object.assign(fn, {
+    access: opts.access,
+    self: opts.self,
+    allowWithoutMfa: opts.allowWithoutMfa,
+    bodySchema: opts.body,
+  });
 }
 
 export { XSRF_COOKIE, SESSION_COOKIE };

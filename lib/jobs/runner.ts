@@ -4,6 +4,7 @@ import { pruneStats, updatePresence } from "./presence";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
 import { pruneAuthState } from "../auth/prune";
+import { describeError } from "../log-errors";
 
 /**
  * Periodic jobs. Each tick runs a job inside a transaction-scoped advisory lock, so with
@@ -36,7 +37,7 @@ async function runOnce(job: Job): Promise<void> {
 export function startJobs(): () => void {
   const timers = JOBS.map((job) =>
     setInterval(() => {
-      runOnce(job).catch((err) => console.error(`[jobs] ${job.name} failed:`, err instanceof Error ? err.message : err));
+      runOnce(job).catch((err) => console.error(`[jobs] ${job.name} failed:`, describeError(err)));
     }, job.everyMs),
   );
   return () => timers.forEach(clearInterval);

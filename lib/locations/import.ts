@@ -7,7 +7,7 @@ import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
 import { parseConfig, WgConfigError } from "../wireguard/config";
 import { parseCidr, parseCidrOrIp, formatIp } from "../net/ip";
-import { isValidKey, publicKeyFromPrivate } from "../wireguard/keys";
+import { isValidPublicKey, publicKeyFromPrivate } from "../wireguard/keys";
 import { assignInLocation } from "../devices/service";
 import { checkIps } from "../devices/network";
 import { reconcileLocation, requireLocation, toLocationResponse } from "./service";
@@ -55,6 +55,9 @@ export async function importLocation(
     const { msg } = zodMessage(asLocation.error);
     throw badRequest(`the [Interface] section does not make a valid location (${msg})`, "config");
   }
+  // The same key rule as the device routes: a peer with an unusable key cannot be mapped.
+  const badPeer = cfg.peers.findIndex((p) => !isValidPublicKey(p.publicKey));
+  if (badPeer >= 0) throw badRequest(`[Peer] ${badPeer + 1} has an invalid PublicKey`, "config");
   const peers = cfg.peers.map((p, i) => ({
     name: `imported-${i + 1}`,
     wireguard_pubkey: p.publicKey,
@@ -114,7 +117,7 @@ export async function mapImportedDevices(actor: Actor, locationId: number, list:
     const keys = new Set<string>();
     const ips = new Set<string>();
     for (const [i, d] of list.entries()) {
-      if (!isValidKey(d.wireguard_pubkey) || keys.has(d.wireguard_pubkey) || d.wireguard_pubkey === loc.pubkey)
+      if (!isValidPublicKey(d.wireguard_pubkey) || keys.has(d.wireguard_pubkey) || d.wireguard_pubkey === loc.pubkey)
         problems.push({ index: i, field: "wireguard_pubkey", msg: MSG.keyInvalid });
       keys.add(d.wireguard_pubkey);
       if (!userRows.some((u) => u.id === d.user_id)) problems.push({ index: i, field: "user_id", msg: MSG.fillMarked });

@@ -15,7 +15,7 @@ const host = z
 /** Settings → SMTP. An empty/omitted password keeps the stored one; null clears it. */
 export const smtpSettingsSchema = z.object({
   smtp_server: host.nullish(),
-  smtp_port: z.coerce.number({ error: V.invalidNumber }).int().min(1, { error: "invalidPort" }).max(65535, { error: "invalidPort" }).nullish(),
+  smtp_port: z.number({ error: V.invalidNumber }).int({ error: V.invalidNumber }).min(1, { error: "invalidPort" }).max(65535, { error: "invalidPort" }).nullish(),
   smtp_encryption: z.enum(SMTP_ENCRYPTION, { error: V.invalidOption }),
   smtp_user: z.string({ error: V.invalidType }).max(256, { error: V.tooLong }).nullish(),
   smtp_password: z.string({ error: V.invalidType }).max(1024, { error: V.tooLong }).nullish(),

@@ -4,6 +4,7 @@ import { decryptSecret } from "../crypto";
 import { AppError, badRequest } from "../errors";
 import { getSettings, smtpConfigured, type Settings } from "../settings/service";
 import { recordActivity, type Actor } from "../activity/service";
+import { SMTP_FAILURE_MSG, smtpFailureOf } from "./failures";
 
 export const SMTP_NOT_CONFIGURED = "SMTP must be configured before email tokens or notifications can be used";
 
@@ -38,9 +39,13 @@ export async function sendMail(mail: Mail): Promise<void> {
   try {
     await transport(s).sendMail({ from: s.smtpSender!, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
   } catch (err) {
-    const reason = err instanceof Error ? err.message : String(err);
-    console.error("[mail] sending failed:", reason);
-    throw new AppError(503, `sending e-mail failed: ${reason}`);
+    const failure = smtpFailureOf(err);
+    const e = err as { code?: unknown; originalCode?: unknown; responseCode?: unknown };
+    // Category and codes only: the server's text can echo credentials or addresses.
+    console.error(
+      `[mail] sending failed (${failure}): code ${String(e.code ?? "-")}${e.originalCode ? `/${String(e.originalCode)}` : ""}${e.responseCode ? `, SMTP ${String(e.responseCode)}` : ""}`,
+    );
+    throw new AppError(503, SMTP_FAILURE_MSG[failure]);
   }
 }
 

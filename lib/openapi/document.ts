@@ -44,6 +44,9 @@ export function openApiDocument() {
         [ok.status]: { description: ok.description },
         "400": { description: "Bad input: {msg} names the field", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
         ...(op.access === "public" ? {} : { "401": { description: "Not signed in" }, "403": { description: "Not allowed / missing X-XSRF-TOKEN" } }),
+        ...(["GET", "HEAD"].includes(op.method)
+          ? {}
+          : { "415": { description: "A request body that is not sent as Content-Type: application/json", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } } }),
       },
     };
   }
@@ -53,7 +56,7 @@ export function openApiDocument() {
       title: "Defguard-compatible VPN console API",
       version: VERSION,
       description:
-        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request. Paths not listed here answer 404 with a JSON {msg}.",
+        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request. Request bodies are JSON only (Content-Type: application/json; anything else answers 415). Paths not listed here answer 404 with a JSON {msg}.",
     },
     servers: [{ url: "/api/v1" }],
     components: {

@@ -70,9 +70,9 @@ export const settingsPatchSchema = z
     license: text(16_384),
     // gateway notifications
     gateway_disconnect_notifications_enabled: bool,
-    gateway_disconnect_notifications_inactivity_threshold: z.coerce
+    gateway_disconnect_notifications_inactivity_threshold: z
       .number({ error: V.invalidNumber })
-      .int()
+      .int({ error: V.invalidNumber })
       .min(1, { error: "minValue" })
       .max(10_080, { error: "maxValue" }),
     gateway_disconnect_notifications_reconnect_notification_enabled: bool,

@@ -1,4 +1,5 @@
 import { getStatsPool } from "../db";
+import { describeError } from "../log-errors";
 
 /** One gateway.PeerStats sample (counters are cumulative, as the interface reports them). */
 export interface PeerSample {
@@ -98,7 +99,7 @@ export class StatsBuffer {
     if (batch.length) {
       this.writing = this.writing
         .then(() => ingestBatch(this.locationId, batch))
-        .catch((err) => console.error(`[stats] writing ${batch.length} samples failed:`, err));
+        .catch((err) => console.error(`[stats] writing ${batch.length} samples failed:`, describeError(err)));
     }
     return this.writing;
   }

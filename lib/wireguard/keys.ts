@@ -18,6 +18,13 @@ export function isValidKey(key: string): boolean {
   return typeof key === "string" && KEY_RE.test(key);
 }
 
+const ALL_ZERO_KEY = Buffer.alloc(32).toString("base64");
+
+/** A key a device or peer may use: well-formed and not the all-zero key (the point at infinity). */
+export function isValidPublicKey(key: string): boolean {
+  return isValidKey(key) && key !== ALL_ZERO_KEY;
+}
+
 export function publicKeyFromPrivate(privateKey: string): string {
   if (!isValidKey(privateKey)) throw new Error("invalid WireGuard private key");
   const der = Buffer.concat([PKCS8_X25519_PREFIX, Buffer.from(privateKey, "base64")]);
