@@ -392,7 +392,9 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   const token = randomToken(32);
-  const u = await transaction(async (tx) => {
+  // Token, log entry and message in one transaction: the message is sent last, before the
+  // commit, so a failed send (503) leaves neither a usable token nor a log entry behind.
+  await transaction(async (tx) => {
     const u = await requireUser(tx, username);
     if (!u.isActive) throw badRequest("user account is disabled");
     await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, u.id));
@@ -401,17 +403,15 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
       userId: u.id,
       expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
     });
-    return u;
+    await recordActivity(tx, actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
+    const mail = passwordResetMail({
+      instanceName: s.instanceName,
+      name: `${u.firstName} ${u.lastName}`.trim() || u.username,
+      url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
+      expiresMinutes: RESET_TOKEN_MINUTES,
+    });
+    await sendMail({ to: u.email, ...mail });
   });
-  const mail = passwordResetMail({
-    instanceName: s.instanceName,
-    name: `${u.firstName} ${u.lastName}`.trim() || u.username,
-    url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
-    expiresMinutes: RESET_TOKEN_MINUTES,
-  });
-  await sendMail({ to: u.email, ...mail });
-  // Recorded once the message is on its way (a failed send answers 503 and logs nothing).
-  await recordActivity(getDb(), actor, { event: "password_reset_requested", description: `Password reset sent to ${u.username}` });
 }
 
 /** POST /password_reset (public): consume a reset token once and set the password. */

@@ -1,4 +1,4 @@
-import { getPool } from ".";
+import { getPool } from "../db";
 
 /** True when the database answers a trivial query within `timeoutMs`. */
 export async function databaseReachable(timeoutMs = 2000): Promise<boolean> {
