@@ -10,7 +10,11 @@ const root = fileURLToPath(new URL(".", import.meta.url));
  */
 export default defineConfig({
   resolve: {
-    alias: [{ find: /^@\//, replacement: `${root}` }],
+    alias: [
+      { find: /^@\//, replacement: `${root}` },
+      // `import "server-only"` marks modules Next.js must keep out of client bundles; here it is a no-op.
+      { find: /^server-only$/, replacement: `${root}tests/setup/server-only.ts` },
+    ],
   },
   test: {
     environment: "node",
