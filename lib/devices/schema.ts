@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isValidKey } from "../wireguard/keys";
+import { isValidKey } from "../wireguard/key-format";
 import { requiredOrType, V } from "../validation";
 
 export const deviceNameSchema = z

@@ -12,7 +12,7 @@ import { assignInLocation } from "../devices/service";
 import { checkIps } from "../devices/network";
 import { reconcileLocation, requireLocation, toLocationResponse } from "./service";
 import { locationSchema } from "./schema";
-import { zodMessage } from "../http/route";
+import { zodMessage } from "../zod-message";
 
 export const MSG = {
   invalidAddress: "invalid address",
