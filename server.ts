@@ -1,5 +1,5 @@
 /**
- * The single entry point (DESIGN.md §1): resolves configuration and secrets, starts the
+ * The single entry point: resolves configuration and secrets, starts the
  * embedded PostgreSQL when DATABASE_URL is unset, migrates, bootstraps the first admin,
  * and serves Next.js (pages + /api/v1) on PORT.
  */

@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
- * Unit and integration tests (DESIGN.md §4). One embedded PostgreSQL for the whole run
+ * Unit and integration tests. One embedded PostgreSQL for the whole run
  * (tests/setup/global.ts), one database per test file cloned from a migrated template
  * (tests/setup/per-file.ts). Playwright specs (e2e/) and benchmarks (bench/) are not ours.
  */

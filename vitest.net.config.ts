@@ -4,7 +4,7 @@ import { defineConfig } from "vitest/config";
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
- * Network tests (DESIGN.md §4): real WireGuard tunnels through the gateway agent in network
+ * Network tests: real WireGuard tunnels through the gateway agent in network
  * namespaces (e2e/net). They need root, /dev/net/tun, wireguard-go, wg, wg-quick and ip, and
  * skip with a printed reason otherwise. One file at a time: they share address ranges and
  * the console build. No database setup here: each test starts its own console.

@@ -84,7 +84,9 @@ export const SERVER_ONLY_EXEMPT = [/^lib\/wireguard\//, /^lib\/db\/schema\//];
 /** Files outside the repository that code, comments and docs must not point to. */
 export const OUTSIDE_REFERENCES = [
   { re: /\.\.\/shared\b/, what: "../shared" },
-  { re: /\b(SPEC|DESIGN|API|UI|GATEWAY_PROTOCOL)\.md\b/, what: "a product document outside the repository" },
+  { re: /(^|[^/\w])(SPEC|DESIGN|API|UI|GATEWAY_PROTOCOL)\.md\b/, what: "a product document outside the repository" },
+  { re: /\b(SPEC|DESIGN) ?§/, what: "a section of a product document outside the repository" },
+  { re: /\/work\//, what: "a path of the development machine" },
 ];
 
 const EXTS = [".ts", ".tsx", ".mjs", ".js", ".json"];

@@ -1,5 +1,5 @@
 /**
- * Login lockout (API.md): 5 failures for one login within 60 s lock it for 5 minutes; every
+ * Login lockout (docs/api.md): 5 failures for one login within 60 s lock it for 5 minutes; every
  * attempt during the lock extends it; the answer is 429. The state lives in PostgreSQL
  * (login_failures, login_lockouts), so it survives a new pool / another console process.
  * Each test uses its own login name: the lock is per login.

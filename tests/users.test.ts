@@ -792,7 +792,7 @@ describe("password reset by e-mail", () => {
     return { token: decodeURIComponent(m![1]), to: mail.to, text };
   }
 
-  it("without SMTP answers 400 with the SPEC message and stores no token", async () => {
+  it("without SMTP answers 400 with the documented message and stores no token", async () => {
     const before = await counts();
     const res = await startReset(root, "jan");
     expect(res.status).toBe(400);

@@ -8,7 +8,7 @@ import { createSession, deleteSessionByToken } from "./session";
 import { recordActivity } from "../activity/service";
 import { getSettings } from "../settings/service";
 
-/** Lockout rule (API.md): 5 failures within 60 s lock the login for 5 minutes. */
+/** Lockout rule (docs/api.md): 5 failures within 60 s lock the login for 5 minutes. */
 export const LOCKOUT = { maxFailures: 5, windowSeconds: 60, lockSeconds: 300 } as const;
 
 export const MSG = {
@@ -41,7 +41,7 @@ function normaliseLogin(login: string): string {
 }
 
 /**
- * While a login is locked, every attempt extends the lock (API.md) and is refused before the
+ * While a login is locked, every attempt extends the lock (docs/api.md) and is refused before the
  * password is even looked at. Returns normally when the login is not locked.
  */
 export async function assertNotLocked(login: string): Promise<void> {

@@ -18,7 +18,7 @@ export const MSG = {
 
 export type DeviceRow = typeof devices.$inferSelect;
 
-/** API.md Device. */
+/** docs/api.md Device. */
 export function toDevice(d: DeviceRow) {
   return {
     id: d.id,
@@ -32,7 +32,7 @@ export function toDevice(d: DeviceRow) {
   };
 }
 
-/** API.md DeviceConfig for one location, with the private key placeholder unless given. */
+/** docs/api.md DeviceConfig for one location, with the private key placeholder unless given. */
 export function deviceConfig(loc: LocationRow, ips: string[], privateKey: string | null = null, presharedKey: string | null = null) {
   const allowed = loc.allowedIps.length ? loc.allowedIps : ["0.0.0.0/0", "::/0"];
   return {
@@ -228,7 +228,7 @@ export async function deleteDevice(actor: Actor, id: number, caller: { userId: n
   });
 }
 
-/** UserDevice of API.md: a device with its per-location addresses. */
+/** UserDevice of docs/api.md: a device with its per-location addresses. */
 export async function listUserDevices(userId: number, tx: Tx = getDb()) {
   const rows = await tx.select().from(devices).where(and(eq(devices.userId, userId), eq(devices.deviceType, "user"))).orderBy(asc(devices.id));
   if (!rows.length) return [];

@@ -25,7 +25,7 @@ export const MSG = {
   notFound: "location not found",
 } as const;
 
-/** API.md location response (the private key is never part of it). */
+/** docs/api.md location response (the private key is never part of it). */
 export interface GatewayInfo {
   uid: string;
   hostname: string;

@@ -33,7 +33,7 @@ const locFilter = (locationId?: number) => (locationId === undefined ? sql`true`
 const dlFilter = (locationId?: number) => (locationId === undefined ? sql`true` : sql`dl.location_id = ${locationId}`);
 
 /**
- * GET /network/stats and /network/{id}/stats (API.md): who was active in the window, who is
+ * GET /network/stats and /network/{id}/stats (docs/api.md): who was active in the window, who is
  * connected now (handshake younger than the location's peer_disconnect_threshold), the
  * transfer in the window and its series (points without traffic are dropped).
  */

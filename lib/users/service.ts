@@ -26,7 +26,7 @@ export const MSG = {
   resetInvalid: "password reset link is invalid or has expired",
 } as const;
 
-/** UserInfo of API.md. */
+/** UserInfo of docs/api.md. */
 export interface UserInfo {
   id: number;
   username: string;
