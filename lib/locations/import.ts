@@ -10,7 +10,7 @@ import { parseCidr, parseCidrOrIp, formatIp } from "../wireguard/ip";
 import { isValidKey, publicKeyFromPrivate } from "../wireguard/keys";
 import { assignInLocation } from "../devices/service";
 import { checkIps } from "../devices/network";
-import { reconcileLocation, requireLocation, toLocationResponse } from "./service";
+import { locationResponses, reconcileLocation, requireLocation } from "./service";
 import { locationSchema } from "./schema";
 import { zodMessage } from "../zod-message";
 
@@ -88,7 +88,8 @@ export async function importLocation(
     if (!peers.length) await reconcileLocation(tx, l);
     await recordActivity(tx, actor, { event: "location_added", location: l.name, description: `Imported location ${l.name} with ${peers.length} peers` });
     emit({ type: "location.changed", locationId: l.id });
-    return { network: toLocationResponse(l, gids.map((g) => g.name).sort()), devices: peers };
+    const [network] = await locationResponses(tx, [l.id]);
+    return { network, devices: peers };
   });
 }
 
