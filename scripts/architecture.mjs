@@ -75,6 +75,9 @@ export const SERVER_PACKAGES = [
   "server-only",
 ];
 
+/** Server-only although they import nothing of Node.js: they hand out secrets and settings. */
+export const SERVER_ONLY_EXTRA = ["lib/config.ts"];
+
 /**
  * Modules under lib/ that are server-only by what they import but stay unmarked: the
  * WireGuard helpers are used by the benchmarks and tools that run under plain Node.js.
@@ -171,12 +174,13 @@ export function importGraph(dirs) {
 
 /**
  * Modules under lib/ that run only on the server: they import (at run time, directly or
- * through other lib modules) a Node.js built-in or a server package.
+ * through other lib modules) a Node.js built-in or a server package, or are SERVER_ONLY_EXTRA.
  */
 export function serverOnlyModules(graph) {
   const memo = new Map();
   const visit = (f, stack) => {
     if (memo.has(f)) return memo.get(f);
+    if (SERVER_ONLY_EXTRA.includes(f)) return true;
     if (stack.has(f)) return false;
     stack.add(f);
     let server = false;

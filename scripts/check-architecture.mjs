@@ -116,13 +116,22 @@ const anyMarked = [...graph.keys()].some((f) => f.startsWith("lib/") && marked(f
 if (anyMarked) {
   for (const f of serverOnly) if (!marked(f)) report(f, 0, 'server-only module without `import "server-only"` (run node scripts/add-server-only.mjs)');
 }
-for (const [f, imports] of graph) {
-  if (!imports.some((i) => !i.typeOnly && i.spec === "server-only")) continue;
-  // A marked module imported at run time by a client component would break the browser build.
-  for (const [g, gi] of graph) {
-    if (!/^\s*["']use client["']/.test(readFileSync(join(root, g), "utf8"))) continue;
-    for (const i of gi) if (!i.typeOnly && i.target === f) report(g, i.line, `client component imports server-only ${f}`);
-  }
+// Browser code must not reach a server-only module at run time, however indirectly (the
+// browser build would fail, or worse, ship server code).
+const clientRoots = [...graph.keys()].filter((f) => /^\s*["']use client["']/.test(readFileSync(join(root, f), "utf8")));
+const reachedFrom = new Map();
+const queue = clientRoots.map((f) => [f, f]);
+while (queue.length) {
+  const [f, via] = queue.shift();
+  if (reachedFrom.has(f)) continue;
+  reachedFrom.set(f, via);
+  for (const i of runtime(f)) if (i.target && graph.has(i.target)) queue.push([i.target, f]);
+}
+for (const f of serverOnly) {
+  if (!reachedFrom.has(f)) continue;
+  const chain = [f];
+  while (chain.length < 20 && reachedFrom.get(chain[0]) !== chain[0]) chain.unshift(reachedFrom.get(chain[0]));
+  report(f, 0, `server-only module reached from browser code: ${chain.join(" -> ")}`);
 }
 
 // 7. references outside the repository --------------------------------------------------------
