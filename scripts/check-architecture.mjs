@@ -4,7 +4,9 @@
  * docs/architecture.md (run by `npm test` as one test). Prints every offending file and
  * import and exits 1 when there is one.
  *
- *  1. app/api never imports lib/db nor calls getDb(): route handlers go through services.
+ *  1. app/api never imports lib/db nor calls getDb(): route handlers go through services;
+ *     under lib/, activity is recorded only with the change's transaction and only
+ *     lib/events opens transactions.
  *  2. lib/<domain>/schema.ts (shared with browser forms) reaches no Node.js built-in, no
  *     server package and no server-only module, directly or through what it imports.
  *  3. No module under lib/ imports browser code (components/, lib/toast/) or lib/http
@@ -51,6 +53,20 @@ for (const [f, imports] of graph) {
   readFileSync(join(root, f), "utf8")
     .split("\n")
     .forEach((l, n) => /\bgetDb\s*\(/.test(l) && report(f, n + 1, "calls getDb(): route handlers reach the database through a service"));
+}
+
+// 1b. one transaction style -------------------------------------------------------------------
+// The activity log is written with the transaction of the change (recordActivity(tx, …) inside
+// transaction() of lib/events), never straight on the pool; and only lib/events opens
+// transactions (lib/jobs/runner.ts holds one for its advisory lock, around no mutation of its own).
+for (const f of graph.keys()) {
+  if (!f.startsWith("lib/") || isTest(f)) continue;
+  readFileSync(join(root, f), "utf8")
+    .split("\n")
+    .forEach((l, n) => {
+      if (/recordActivity\(\s*(getDb\(\)|db\b)/.test(l)) report(f, n + 1, "records activity outside the transaction of its change: use transaction() of lib/events and recordActivity(tx, …)");
+      if (/\.transaction\(/.test(l) && f !== "lib/events/index.ts" && f !== "lib/jobs/runner.ts") report(f, n + 1, "opens a transaction itself: mutations go through transaction() of lib/events");
+    });
 }
 
 // 2. schemas -----------------------------------------------------------------------------

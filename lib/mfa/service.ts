@@ -9,6 +9,7 @@ import {
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { getDb, type Tx } from "../db";
+import { transaction } from "../events";
 import { emailCodes, mfaSecrets, recoveryCodes, users, webauthnCredentials } from "../db/schema";
 import { decryptSecret, encryptSecret, hmac, sha256hex } from "../crypto";
 import { publicUrl, secret } from "../config";
@@ -113,7 +114,7 @@ export async function totpInit(actor: Actor, userId: number) {
 
 /** POST /auth/totp {code}: confirm the pending secret with a first code. */
 export async function totpEnable(actor: Actor, userId: number, code: string) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const [row] = await tx.select().from(mfaSecrets).where(eq(mfaSecrets.userId, userId)).for("update");
     if (!row?.totpPendingEnc) throw badRequest(MSG.noTotpInit);
     const totpSecret = decryptSecret(row.totpPendingEnc);
@@ -129,7 +130,7 @@ export async function totpEnable(actor: Actor, userId: number, code: string) {
 }
 
 export async function totpDisable(actor: Actor, userId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx.update(mfaSecrets).set({ totpSecretEnc: null, totpPendingEnc: null, totpLastStep: null }).where(eq(mfaSecrets.userId, userId));
     await tx.update(users).set({ totpEnabled: false }).where(eq(users.id, userId));
     await refreshMfaState(tx, userId);
@@ -158,7 +159,7 @@ async function sendEmailCode(userId: number, purpose: "login" | "setup") {
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   const [u] = await getDb().select().from(users).where(eq(users.id, userId));
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"email-code:" + userId}))`);
     const [recent] = await tx
       .select({ id: emailCodes.id })
@@ -220,7 +221,7 @@ export async function emailInit(actor: Actor, userId: number) {
 }
 
 export async function emailEnable(actor: Actor, userId: number, code: string) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     if (!(await consumeEmailCode(tx, userId, "setup", code))) throw badRequest(MSG.invalidCode, "code");
     await tx.update(users).set({ emailMfaEnabled: true }).where(eq(users.id, userId));
     return methodAdded(tx, actor, userId, "Email", "mfa_email_enabled");
@@ -228,7 +229,7 @@ export async function emailEnable(actor: Actor, userId: number, code: string) {
 }
 
 export async function emailDisable(actor: Actor, userId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx.update(users).set({ emailMfaEnabled: false }).where(eq(users.id, userId));
     await tx.delete(emailCodes).where(eq(emailCodes.userId, userId));
     await refreshMfaState(tx, userId);
@@ -280,7 +281,7 @@ export async function webauthnRegisterFinish(actor: Actor, session: Session, nam
   }
   if (!verification.verified) throw badRequest(MSG.failedToReadKey);
   const info = verification.registrationInfo;
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const [dup] = await tx
       .select({ id: webauthnCredentials.id })
       .from(webauthnCredentials)
@@ -308,7 +309,7 @@ export async function listSecurityKeys(userId: number) {
 }
 
 export async function deleteSecurityKey(actor: Actor, userId: number, keyId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     const removed = await tx
       .delete(webauthnCredentials)
       .where(and(eq(webauthnCredentials.id, keyId), eq(webauthnCredentials.userId, userId)))
@@ -320,7 +321,7 @@ export async function deleteSecurityKey(actor: Actor, userId: number, keyId: num
 }
 
 export async function renameSecurityKey(actor: Actor, userId: number, keyId: number, name: string) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     const updated = await tx
       .update(webauthnCredentials)
       .set({ name })
@@ -334,7 +335,7 @@ export async function renameSecurityKey(actor: Actor, userId: number, keyId: num
 // ---------------------------------------------------------------- MFA on / off
 
 export async function enableMfa(actor: Actor, userId: number, method?: MfaMethod) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const m = await methodsOf(tx, userId);
     const has = { OneTimePassword: m.totp, Webauthn: m.webauthn, Email: m.email };
     const chosen = method ?? (m.user.mfaMethod !== "None" ? (m.user.mfaMethod as MfaMethod) : undefined) ??
@@ -349,7 +350,7 @@ export async function enableMfa(actor: Actor, userId: number, method?: MfaMethod
 
 /** DELETE /auth/mfa and admin DELETE /user/{username}/mfa: everything MFA is wiped. */
 export async function disableMfa(actor: Actor, userId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx
       .update(users)
       .set({ mfaEnabled: false, mfaMethod: "None", totpEnabled: false, emailMfaEnabled: false })
@@ -386,7 +387,7 @@ async function secondFactor(
   requirePending(session);
   const actor = { userId: session.user.id, username: session.user.username, ip: meta.ip };
   await assertNotLocked(session.user.username);
-  const token = await getDb().transaction(async (tx) => {
+  const token = await transaction(async (tx) => {
     if (!(await check(tx))) return null;
     const t = await promoteSession(tx, session.id, session.user.id, meta);
     await recordActivity(tx, actor, { event: "user_login", description: `Second factor: ${method}` });
@@ -394,7 +395,7 @@ async function secondFactor(
   });
   if (!token) {
     await recordFailure(session.user.username);
-    await recordActivity(getDb(), actor, { event: "mfa_login_failed", description: `Second factor failed: ${method}` });
+    await transaction((tx) => recordActivity(tx, actor, { event: "mfa_login_failed", description: `Second factor failed: ${method}` }));
     throw unauthorized(failMsg);
   }
   await clearFailures(session.user.username);
