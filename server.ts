@@ -1,5 +1,5 @@
 /**
- * The single entry point (DESIGN.md §1): resolves configuration and secrets, starts the
+ * The single entry point: resolves configuration and secrets, starts the
  * embedded PostgreSQL when DATABASE_URL is unset, migrates, bootstraps the first admin,
  * and serves Next.js (pages + /api/v1) on PORT.
  */
@@ -11,7 +11,7 @@ import { resolveSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
-import { registerEmbeddedDb } from "./lib/db/health";
+import { registerEmbeddedDb } from "./lib/health/service";
 import { bootstrap } from "./lib/bootstrap";
 import { grpcHost, grpcPort } from "./lib/config";
 import { grpcTls, startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";

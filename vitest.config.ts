@@ -4,13 +4,17 @@ import { defineConfig } from "vitest/config";
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
- * Unit and integration tests (DESIGN.md §4). One embedded PostgreSQL for the whole run
+ * Unit and integration tests. One embedded PostgreSQL for the whole run
  * (tests/setup/global.ts), one database per test file cloned from a migrated template
  * (tests/setup/per-file.ts). Playwright specs (e2e/) and benchmarks (bench/) are not ours.
  */
 export default defineConfig({
   resolve: {
-    alias: [{ find: /^@\//, replacement: `${root}` }],
+    alias: [
+      { find: /^@\//, replacement: `${root}` },
+      // `import "server-only"` marks modules Next.js must keep out of client bundles; here it is a no-op.
+      { find: /^server-only$/, replacement: `${root}tests/setup/server-only.ts` },
+    ],
   },
   test: {
     environment: "node",

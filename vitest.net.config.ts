@@ -4,14 +4,18 @@ import { defineConfig } from "vitest/config";
 const root = fileURLToPath(new URL(".", import.meta.url));
 
 /**
- * Network tests (DESIGN.md §4): real WireGuard tunnels through the gateway agent in network
+ * Network tests: real WireGuard tunnels through the gateway agent in network
  * namespaces (e2e/net). They need root, /dev/net/tun, wireguard-go, wg, wg-quick and ip, and
  * skip with a printed reason otherwise. One file at a time: they share address ranges and
  * the console build. No database setup here: each test starts its own console.
  */
 export default defineConfig({
   resolve: {
-    alias: [{ find: /^@\//, replacement: `${root}` }],
+    alias: [
+      { find: /^@\//, replacement: `${root}` },
+      // `import "server-only"` marks modules Next.js must keep out of client bundles; here it is a no-op.
+      { find: /^server-only$/, replacement: `${root}tests/setup/server-only.ts` },
+    ],
   },
   test: {
     environment: "node",

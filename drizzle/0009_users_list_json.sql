@@ -4,7 +4,7 @@ CREATE TABLE "users_list_json" (
 );
 --> statement-breakpoint
 ALTER TABLE "users_list_json" ADD CONSTRAINT "users_list_json_user_id_users_id_fk" FOREIGN KEY ("user_id") REFERENCES "public"."users"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
--- Hand-written below. One user's UserInfo (API.md) as JSON: same fields and order as
+-- Hand-written below. One user's UserInfo (docs/api.md) as JSON: same fields and order as
 -- lib/users/service.ts toUserInfo (tests/users.test.ts compares both forms of GET /user).
 CREATE FUNCTION "refresh_users_list_json"(ids integer[]) RETURNS void LANGUAGE sql AS $$
   INSERT INTO users_list_json (user_id, body)

@@ -1,6 +1,6 @@
 /**
  * enterprise.firewall.FirewallConfig → one nftables script, applied atomically with
- * `nft -f -` (GATEWAY_PROTOCOL.md, "How a gateway applies it"). Pure: no I/O.
+ * `nft -f -` (docs/gateway-protocol.md, "How a gateway applies it"). Pure: no I/O.
  *
  * One `inet` table per interface (`defguard_<ifname>`), replaced as a whole in one
  * transaction ("table X; delete table X; table X {...}"), so traffic never sees a half-built

@@ -1,5 +1,5 @@
 /**
- * The VPN gateway agent (`npm run gateway` = `node --import tsx gateway/index.ts`): a
+ * The VPN gateway agent (`npm run gateway`, which runs `gateway/index.ts` under tsx): a
  * defguard-compatible gateway that keeps one WireGuard interface (kernel or wireguard-go)
  * and its nftables table in step with a console over gRPC. Configured by environment
  * variables, like defguard's gateway (gateway/config.ts lists them).

@@ -1,5 +1,5 @@
 /**
- * The gateway service definition, loaded from the project's proto/ (GATEWAY_PROTOCOL.md) with
+ * The gateway service definition, loaded from the project's proto/ (docs/gateway-protocol.md) with
  * the same options the console uses, so both sides see identical JS shapes: keepCase field
  * names, enums as strings, int64 as numbers, defaults filled in, and the name of the set
  * member of a oneof in a virtual field (`update`, `payload`, `address`, `port`).

@@ -1,6 +1,6 @@
 import { eq, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
-import { getDb } from "./db";
+import { transaction } from "./events";
 import { groupUsers, groups, settings, users } from "./db/schema";
 import { hashPassword } from "./auth/password";
 import { passwordSchema } from "./validation";
@@ -23,7 +23,7 @@ export function generatePassword(): string {
  * starting together do it once. Returns the generated password when one was generated.
  */
 export async function bootstrap(): Promise<{ createdAdmin: boolean; generatedPassword: string | null }> {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(7240119)`);
     await tx.insert(settings).values({ id: 1 }).onConflictDoNothing();
     const [s] = await tx.select().from(settings).where(eq(settings.id, 1));

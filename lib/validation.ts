@@ -33,7 +33,7 @@ export const requiredOrType = {
   error: (iss: { input?: unknown }) => (iss.input === undefined || iss.input === null ? V.required : V.invalidType),
 };
 
-/** Usernames: 1-63 chars of [A-Za-z0-9._-], not starting with ".", "-" or "_" (API.md). */
+/** Usernames: 1-63 chars of [A-Za-z0-9._-], not starting with ".", "-" or "_" (docs/api.md). */
 export const usernameSchema = z
   .string(requiredOrType)
   .trim()
@@ -41,7 +41,7 @@ export const usernameSchema = z
   .max(63, { error: V.tooLong })
   .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, { error: V.forbiddenChars });
 
-/** Passwords: 8-128 chars with upper, lower, digit and special character (API.md). */
+/** Passwords: 8-128 chars with upper, lower, digit and special character (docs/api.md). */
 export const passwordSchema = z
   .string(requiredOrType)
   .min(8, { error: V.tooShort })

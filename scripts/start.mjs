@@ -34,8 +34,9 @@ if (needsBuild()) {
   if (r.status !== 0) process.exit(r.status ?? 1);
 }
 
-// One process (tsx as a loader): signals reach the server directly.
-const child = spawn(process.execPath, ["--import", "tsx", "server.ts", ...process.argv.slice(2)], {
+// One process (tsx as a loader, plus the hook that lets server.ts import `server-only` modules):
+// signals reach the server directly.
+const child = spawn(process.execPath, ["--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts", ...process.argv.slice(2)], {
   stdio: "inherit",
 });
 for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 /**
- * `npm test`: everything a fresh machine can run (DESIGN.md §4), in order:
- *   1. the type check (`tsc --noEmit`), counted as one test;
+ * `npm test`: everything a fresh machine can run (docs/architecture.md, "Tests"), in order:
+ *   1. the type check (`tsc --noEmit`), counted as one test, and the architecture check
+ *      (scripts/check-architecture.mjs: import and reference rules), counted as one test;
  *   2. unit and integration tests (vitest, real embedded PostgreSQL);
  *   3. the browser tests (Playwright in Debian's Chromium), when playwright.config.ts exists;
  *   4. the network tests (vitest.net.config.ts: WireGuard tunnels in network namespaces; they
@@ -51,6 +52,14 @@ banner("typecheck: tsc --noEmit -p tsconfig.check.json");
   const code = run([bin.tsc, "--noEmit", "-p", "tsconfig.check.json"]);
   results.push({ name: "typecheck", passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0 });
   console.log(code === 0 ? "typecheck: passed" : `typecheck: FAILED (tsc exit code ${code})`);
+}
+
+// 1b. Architecture check ------------------------------------------------------------------
+banner("architecture: node scripts/check-architecture.mjs (import and reference rules of docs/architecture.md)");
+{
+  const code = run([join(root, "scripts/check-architecture.mjs")]);
+  results.push({ name: "architecture", passed: code === 0 ? 1 : 0, failed: code === 0 ? 0 : 1, skipped: 0 });
+  console.log(code === 0 ? "architecture: passed" : `architecture: FAILED (exit code ${code})`);
 }
 
 // 2. vitest -------------------------------------------------------------------------------

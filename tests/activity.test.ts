@@ -98,7 +98,7 @@ describe("GET /activity_log: events from real actions", () => {
     expect(rows.find((r) => r.username === "mallory")).toMatchObject({ event: "user_login_failed", user_id: null, ip: "127.0.0.1" });
   });
 
-  it("answers entries of the API.md shape, newest first", async () => {
+  it("answers entries of the docs/api.md shape, newest first", async () => {
     const rows = await all(root);
     for (const r of rows) {
       expect(Object.keys(r).sort()).toEqual(
@@ -289,7 +289,7 @@ describe("GET /activity_log: bad query", () => {
     expect(res.json.msg).toMatch(new RegExp(`^${field}(\\.\\d+)?: `));
   });
 
-  it("from=notadate answers the SPEC message 'date input not valid'", async () => {
+  it("from=notadate answers the documented message 'date input not valid'", async () => {
     const res = await log(root, "?from=notadate");
     expect(res.json.msg).toBe("from: date input not valid");
   });
@@ -413,7 +413,7 @@ describe("POST /mail/test", () => {
     await sink.close();
   });
 
-  it("without SMTP answers 400 with the SPEC message", async () => {
+  it("without SMTP answers 400 with the documented message", async () => {
     await query("update settings set smtp_server = null, smtp_port = null, smtp_sender = null where id = 1");
     const res = await send("ops@corp.test");
     expect(res.status).toBe(400);

@@ -4,12 +4,12 @@
  * self-or-admin routes), an admin whose MFA step is still pending and, under the require-MFA
  * policy, a user without MFA. Each must get the answer its access level promises.
  *
- * ROUTES below is the table later issues extend: one row per "METHOD /path" with the access
- * level the route must have. The expected answer per caller is derived from that level
- * (EXPECTED_BY_ACCESS) unless a row overrides it. The test fails when
- * - a route file exports a handler with no ROUTES row or no OPERATIONS row (and vice versa);
+ * The routes are the rows of OPERATIONS (lib/openapi/operations.ts), the one route declaration
+ * that also makes the OpenAPI document. The expected answer per caller is derived from a row's
+ * access level (EXPECTED_BY_ACCESS) and its `withoutMfa` flag. The test fails when
+ * - a route file exports a handler with no OPERATIONS row (and vice versa);
  * - a handler's `.access` (or `.self`, `.allowWithoutMfa`) differs from its row;
- * - a caller gets another answer than the table says.
+ * - a caller gets another answer than its row promises.
  *
  * "allow" means the auth layer let the request through: anything but 401/403/5xx (a 400 from
  * validation of the minimal `{}` body, or a 404, is fine). Denials are compared with their
@@ -21,136 +21,20 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { POST as authPost } from "@/app/api/v1/auth/route";
 import type { Access } from "@/lib/http/route";
-import { OPERATIONS } from "@/lib/openapi/operations";
+import { OPERATIONS, type Operation } from "@/lib/openapi/operations";
 import { sha256hex } from "@/lib/crypto";
 import { SESSION_COOKIE } from "@/lib/auth/session";
 import { call, createUser, DEFAULT_PASSWORD, jarFrom, query, signIn, type Handler, type Jar } from "./helpers";
 
 // ------------------------------------------------------------------------------ the table
 
-interface Row {
-  access: Access;
-  /** Reachable by a user without MFA while the instance requires MFA (route option allowWithoutMfa). */
-  withoutMfa?: true;
-  /** Deviations from the answers derived from `access`. */
-  expect?: Partial<Expected>;
-}
-
-/** Every /api/v1 operation and the access level it must have. Add a row with each new route. */
-const ROUTES: Record<string, Row> = {
-  // platform and settings
-  "GET /health": { access: "public" },
-  "GET /api-docs": { access: "public" },
-  "GET /info": { access: "user" },
-  "GET /settings_essentials": { access: "public" },
-  "GET /settings": { access: "admin" },
-  "PUT /settings": { access: "admin" },
-  "PATCH /settings": { access: "admin" },
-  "POST /mail/test": { access: "admin" },
-  "GET /settings_enterprise": { access: "user" },
-  "PATCH /settings_enterprise": { access: "admin" },
-  "GET /enterprise_info": { access: "admin" },
-  "GET /updates": { access: "admin" },
-  "GET /outdated": { access: "admin" },
-  "GET /openid/provider": { access: "admin" },
-  "GET /activity_log_stream": { access: "admin" },
-  "GET /user/{username}/auth_key": { access: "self-or-admin" },
-  "GET /user/{username}/api_token": { access: "self-or-admin" },
-  // the catch-all for unknown paths (JSON 404)
-  "GET /{path}": { access: "public" },
-  "POST /{path}": { access: "public" },
-  "PUT /{path}": { access: "public" },
-  "PATCH /{path}": { access: "public" },
-  "DELETE /{path}": { access: "public" },
-  // sign-in
-  "POST /auth": { access: "public" },
-  "POST /auth/logout": { access: "session" },
-  "POST /auth/reauth": { access: "user", withoutMfa: true },
-  "GET /me": { access: "user", withoutMfa: true },
-  "POST /password_reset": { access: "public" },
-  // MFA
-  "POST /auth/totp/init": { access: "user", withoutMfa: true },
-  "POST /auth/totp": { access: "user", withoutMfa: true },
-  "DELETE /auth/totp": { access: "user" },
-  "POST /auth/totp/verify": { access: "session" },
-  "POST /auth/email/init": { access: "user", withoutMfa: true },
-  "POST /auth/email": { access: "user", withoutMfa: true },
-  "DELETE /auth/email": { access: "user" },
-  "GET /auth/email": { access: "session" },
-  "POST /auth/email/verify": { access: "session" },
-  "POST /auth/webauthn/init": { access: "user", withoutMfa: true },
-  "POST /auth/webauthn/finish": { access: "user", withoutMfa: true },
-  "POST /auth/webauthn/start": { access: "session" },
-  "POST /auth/webauthn": { access: "session" },
-  "POST /auth/recovery": { access: "session" },
-  "PUT /auth/mfa": { access: "user", withoutMfa: true },
-  "DELETE /auth/mfa": { access: "user" },
-  "DELETE /user/{username}/mfa": { access: "admin" },
-  "DELETE /user/{username}/security_key/{keyId}": { access: "self-or-admin" },
-  "POST /user/{username}/security_key/{keyId}/rename": { access: "self-or-admin" },
-  // users
-  "GET /user": { access: "admin" },
-  "POST /user": { access: "admin" },
-  "POST /user/available": { access: "admin" },
-  "PUT /user/change_password": { access: "user" },
-  "GET /user/{username}": { access: "self-or-admin" },
-  "PUT /user/{username}": { access: "self-or-admin" },
-  "DELETE /user/{username}": { access: "admin" },
-  "PUT /user/{username}/password": { access: "admin" },
-  "POST /user/{username}/reset_password": { access: "admin" },
-  // groups
-  "GET /group": { access: "admin" },
-  "POST /group": { access: "admin" },
-  "GET /group-info": { access: "admin" },
-  "GET /group/{name}": { access: "admin" },
-  "PUT /group/{name}": { access: "admin" },
-  "DELETE /group/{name}": { access: "admin" },
-  "POST /group/{name}": { access: "admin" },
-  "DELETE /group/{name}/user/{username}": { access: "admin" },
-  "POST /groups-assign": { access: "admin" },
-  // activity log
-  "GET /activity_log": { access: "user" },
-  "GET /activity_log/filters": { access: "user" },
-  // locations (networks) and devices. POST /device/{id} takes a username in {id} (its `self`
-  // parameter); the other /device/{id} routes take a device id and check ownership themselves.
-  "GET /network": { access: "admin" },
-  "POST /network": { access: "admin" },
-  "POST /network/import": { access: "admin" },
-  "GET /network/{id}": { access: "admin" },
-  "PUT /network/{id}": { access: "admin" },
-  "DELETE /network/{id}": { access: "admin" },
-  "POST /network/{id}/devices": { access: "admin" },
-  "GET /network/{id}/device/{deviceId}/config": { access: "user" },
-  "GET /device": { access: "admin" },
-  "POST /device/{id}": { access: "self-or-admin" },
-  "GET /device/{id}": { access: "user" },
-  "PUT /device/{id}": { access: "user" },
-  "DELETE /device/{id}": { access: "user" },
-  "GET /device/user/{username}": { access: "self-or-admin" },
-  "GET /device/network": { access: "admin" },
-  "POST /device/network": { access: "admin" },
-  "GET /device/network/{id}": { access: "admin" },
-  "PUT /device/network/{id}": { access: "admin" },
-  "DELETE /device/network/{id}": { access: "admin" },
-  "GET /device/network/{id}/config": { access: "admin" },
-  "GET /device/network/ip/{id}": { access: "admin" },
-  "POST /device/network/ip/{id}": { access: "admin" },
-  "POST /device/network/start_cli": { access: "admin" },
-  "POST /device/network/start_cli/{id}": { access: "admin" },
-  // enrolment (defguard proxy endpoints, served by the console): public, the token is the credential
-  "POST /enrollment/start": { access: "public" },
-  "POST /enrollment/create_device": { access: "public" },
-  // gateways
-  "GET /network/gateways": { access: "admin" },
-  "GET /network/{id}/gateways": { access: "admin" },
-  "DELETE /network/{id}/gateways/{gatewayId}": { access: "admin" },
-  "GET /network/{id}/token": { access: "admin" },
-  "POST /network/{id}/token/rotate": { access: "admin" },
-  // stats
-  "GET /network/stats": { access: "admin" },
-  "GET /network/{id}/stats": { access: "admin" },
-  "GET /network/{id}/stats/users": { access: "admin" },
-};
+/**
+ * The routes come from the one declaration, OPERATIONS (lib/openapi/operations.ts): its access
+ * level and `withoutMfa` flag decide the answer every caller must get.
+ */
+const ROUTES: Record<string, Pick<Operation, "access" | "withoutMfa">> = Object.fromEntries(
+  OPERATIONS.map((o) => [`${o.method} ${o.path}`, { access: o.access, withoutMfa: o.withoutMfa }]),
+);
 
 /**
  * Values for path parameters that are not a username or a group name. Ids point at nothing,
@@ -193,7 +77,7 @@ function expectedFor(key: string): Expected {
   const row = ROUTES[key];
   const base = { ...EXPECTED_BY_ACCESS[row.access] };
   if (row.withoutMfa) base.noMfa = ALLOW;
-  return { ...base, ...row.expect };
+  return base;
 }
 
 // --------------------------------------------------------------------- route discovery
@@ -261,18 +145,12 @@ describe("the route table", () => {
     expect(sorted(discovered.map((d) => d.key))).toEqual(sorted(ops));
   });
 
-  it("every exported handler has a row in this test's ROUTES table and vice versa", () => {
-    expect(sorted(discovered.map((d) => d.key))).toEqual(sorted(Object.keys(ROUTES)));
-  });
-
-  it("every handler is made by route() and its access level matches OPERATIONS and ROUTES", () => {
+  it("every handler is made by route() and its access level matches OPERATIONS", () => {
     const mismatches: string[] = [];
     for (const d of discovered) {
       const op = OPERATIONS.find((o) => opKey(o) === d.key);
-      const row = ROUTES[d.key];
       if (typeof d.handler.access !== "string") mismatches.push(`${d.key}: not made by route() (no .access)`);
       if (op && d.handler.access !== op.access) mismatches.push(`${d.key}: handler ${d.handler.access}, OPERATIONS ${op.access}`);
-      if (row && d.handler.access !== row.access) mismatches.push(`${d.key}: handler ${d.handler.access}, ROUTES ${row.access}`);
     }
     expect(mismatches).toEqual([]);
   });
@@ -284,7 +162,7 @@ describe("the route table", () => {
     }
   });
 
-  it("allowWithoutMfa is set exactly on the routes the table marks", () => {
+  it("allowWithoutMfa is set exactly on the routes OPERATIONS marks withoutMfa", () => {
     const actual = discovered.filter((d) => d.handler.allowWithoutMfa === true).map((d) => d.key);
     const wanted = Object.entries(ROUTES)
       .filter(([, r]) => r.withoutMfa)
@@ -349,7 +227,7 @@ function fillPath(path: string, values: Record<string, string>): { url: string; 
 /** Call `key` as `role` and reduce the answer to "allow" or "<status> <msg>". */
 async function attempt(key: string, role: Role): Promise<{ outcome: string; detail: string }> {
   const d = byKey.get(key);
-  if (!d) throw new Error(`${key} is in ROUTES but no route file exports it`);
+  if (!d) throw new Error(`${key} is in OPERATIONS but no route file exports it`);
   const target = await disposable();
   let jar: Jar | undefined;
   let username = target.username;

@@ -539,15 +539,15 @@ describe("desiredPeers (what a gateway gets)", () => {
 });
 
 describe("GET /device built by PostgreSQL", () => {
-  it("answers exactly what toDevice gives for every user device", async () => {
-    const { listDevicesJson, toDevice } = await import("@/lib/devices/service");
+  it("answers exactly what the single read gives for every user device", async () => {
+    const { listDevicesJson, deviceById } = await import("@/lib/devices/service");
     const { getDb } = await import("@/lib/db");
     const { devices } = await import("@/lib/db/schema");
     const { asc, eq } = await import("drizzle-orm");
     const rows = await getDb().select().from(devices).where(eq(devices.deviceType, "user")).orderBy(asc(devices.id));
     const fromSql = JSON.parse((await listDevicesJson()).toString("utf8"));
     expect(fromSql.length).toBeGreaterThan(0);
-    expect(fromSql).toEqual(rows.map(toDevice));
+    expect(fromSql).toEqual(await Promise.all(rows.map((r) => deviceById(getDb(), r.id))));
   });
 
   it("the cached body follows changes made outside this process", async () => {

@@ -15,7 +15,7 @@ import { GET as healthGet } from "@/app/api/v1/health/route";
 import { POST as authPost } from "@/app/api/v1/auth/route";
 import { closeDb, getDb } from "@/lib/db";
 import { freePort, startEmbeddedPostgres, type EmbeddedDb } from "@/lib/db/embedded";
-import { isDatabaseUnavailable, registerEmbeddedDb } from "@/lib/db/health";
+import { isDatabaseUnavailable, registerEmbeddedDb } from "@/lib/health/service";
 import { route } from "@/lib/http/route";
 import { call } from "./helpers";
 

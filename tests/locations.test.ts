@@ -1,7 +1,7 @@
 /**
  * Locations (networks) through the real route handlers on a real database: CRUD with the
  * location key pair (private key encrypted at rest, never in a response), validation of every
- * field (400 naming the field, nothing written) and device address assignment (API.md "IP
+ * field (400 naming the field, nothing written) and device address assignment (docs/api.md "IP
  * assignment"): first free host per CIDR, allowed groups and their reconciliation, address
  * changes that move only what no longer fits, locations too small, and a fast-check property
  * over random create / delete / re-address sequences.
@@ -54,7 +54,7 @@ async function locationRow(id: number) {
 // ------------------------------------------------------------------------------ CRUD
 
 describe("locations CRUD", () => {
-  it("POST /network → 201 with the API.md shape; the key pair is generated and the private key only stored encrypted", async () => {
+  it("POST /network → 201 with the docs/api.md shape; the key pair is generated and the private key only stored encrypted", async () => {
     const before = await counts();
     const body = locationBody({
       name: "Berlin",
@@ -301,7 +301,7 @@ describe("location validation: 400 naming the field, nothing written", () => {
     ["dns with one bad entry", { dns: "1.1.1.1, ::g::" }, "dns", T.invalidDns],
     ["a number for name", { name: 42 }, "name", T.invalidType],
     ["a missing name", { name: undefined }, "name", T.required],
-    // Unions answer zod's generic "Invalid input" (SPEC §8 lists it); only the field is checked.
+    // Unions answer zod's generic "Invalid input" (lists it); only the field is checked.
     ["a number for address", { address: 42 }, "address"],
     ["numbers in the address list", { address: [1, 2] }, "address"],
     ["a number for endpoint", { endpoint: 1 }, "endpoint", T.invalidType],

@@ -1,5 +1,5 @@
 /**
- * The project's .proto files against the field table of GATEWAY_PROTOCOL.md: every message's
+ * The project's .proto files against the field table of docs/gateway-protocol.md: every message's
  * field numbers, types and labels, and the bytes an encoded message puts on the wire.
  */
 import protobuf from "protobufjs";

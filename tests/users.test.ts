@@ -17,6 +17,7 @@ import { DELETE as groupMemberDelete } from "@/app/api/v1/group/[name]/user/[use
 import { GET as meGet } from "@/app/api/v1/me/route";
 import { POST as authPost } from "@/app/api/v1/auth/route";
 import { sha256hex } from "@/lib/crypto";
+import { freePort } from "@/lib/db/embedded";
 import { SMTP_NOT_CONFIGURED } from "@/lib/mail/service";
 import { call, createUser, DEFAULT_PASSWORD, query, signIn, type Jar } from "./helpers";
 import { startSmtpSink, useSmtpSink, type SmtpSink } from "./smtp-sink";
@@ -792,7 +793,7 @@ describe("password reset by e-mail", () => {
     return { token: decodeURIComponent(m![1]), to: mail.to, text };
   }
 
-  it("without SMTP answers 400 with the SPEC message and stores no token", async () => {
+  it("without SMTP answers 400 with the documented message and stores no token", async () => {
     const before = await counts();
     const res = await startReset(root, "jan");
     expect(res.status).toBe(400);
@@ -854,6 +855,31 @@ describe("password reset by e-mail", () => {
     expect(first.token).not.toBe(second.token);
     expect((await finishReset({ token: first.token, password: "F1rst-Link-Pass" })).status).toBe(400);
     expect((await finishReset({ token: second.token, password: "Sec0nd-Link-Pass" })).status).toBe(200);
+  });
+
+  it("a failed send (503) keeps the earlier link working and stores no new token and no log entry", async () => {
+    const earlier = await requestToken("jan");
+    const tokensBefore = await query<{ token_hash: string }>(
+      "select token_hash from password_reset_tokens t join users u on u.id = t.user_id where u.username = 'jan' and used_at is null",
+    );
+    const logged = (await events("password_reset")).length;
+    await query("update settings set smtp_port = $1 where id = 1", [await freePort()]);
+    const errors = vi.spyOn(console, "error").mockImplementation(() => {});
+    try {
+      const res = await startReset(root, "jan");
+      expect(res.status, res.text).toBe(503);
+      expect(errors).toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+      await useSmtpSink(sink);
+    }
+    expect(
+      await query<{ token_hash: string }>(
+        "select token_hash from password_reset_tokens t join users u on u.id = t.user_id where u.username = 'jan' and used_at is null",
+      ),
+    ).toEqual(tokensBefore);
+    expect((await events("password_reset")).length).toBe(logged);
+    expect((await finishReset({ token: earlier.token, password: "Ear1ier-Link-Pass" })).status).toBe(200);
   });
 
   it("an unknown or malformed token is refused with 400", async () => {

@@ -47,7 +47,7 @@ export interface LocationBody {
   [k: string]: unknown;
 }
 
-/** A valid location request (API.md), with overrides. */
+/** A valid location request (docs/api.md), with overrides. */
 export function locationBody(over: LocationBody = {}): Record<string, unknown> {
   return {
     name: uniq("loc"),
@@ -176,7 +176,7 @@ export async function addressesIn(locationId: number): Promise<Map<number, strin
 }
 
 /**
- * The invariants of a location's addresses (API.md IP assignment): every device row holds one
+ * The invariants of a location's addresses (docs/api.md IP assignment): every device row holds one
  * address per CIDR of the location, in the CIDR's order, each inside its CIDR and assignable
  * (not network, broadcast or the location's own address), and no address is used twice.
  */

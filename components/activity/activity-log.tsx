@@ -97,7 +97,7 @@ const fromIso = (s: string | null) => {
   return Number.isNaN(d.getTime()) ? undefined : d;
 };
 
-/** Activity log (SPEC §2): filters by user, event, module, location and dates, search, pages of 50. */
+/** Activity log: filters by user, event, module, location and dates, search, pages of 50. */
 export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
   const t = useTranslations("activity");
   const tv = useTranslations("validation");

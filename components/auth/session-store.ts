@@ -1,5 +1,5 @@
 /**
- * Session store of SPEC §3: the signed-in user, pending OpenID authorization parameters and
+ * Session store: the signed-in user, pending OpenID authorization parameters and
  * the location to return to after sign-in. Kept in sessionStorage so it survives reloads of
  * this tab only; the server session (cookie) stays the authority.
  */

@@ -4,14 +4,14 @@ import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, type Stripped } from "@/lib/api/client";
 import type { toGatewayState, tokenFor } from "@/lib/gateways/service";
 
-/** GatewayState of API.md (GET /network/gateways, GET /network/{id}/gateways). */
+/** GatewayState of docs/api.md (GET /network/gateways, GET /network/{id}/gateways). */
 export type GatewayStateBody = ReturnType<typeof toGatewayState>;
 export type GatewayState = Stripped<GatewayStateBody>;
 
 /** GET /network/{id}/token: the gateway's JWT and the console's gRPC address. */
 export type GatewayTokenBody = Awaited<ReturnType<typeof tokenFor>>;
 
-/** SPEC §4: all / some / none of a location's gateways connected, or the check failed. */
+/** All / some / none of a location's gateways connected, or the check failed. */
 export type GatewayStatus = "all" | "some" | "none" | "failed";
 
 export function gatewayStatus(list: readonly Pick<GatewayState, "connected">[] | undefined, failed = false): GatewayStatus {

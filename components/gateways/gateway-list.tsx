@@ -64,7 +64,7 @@ function GatewayRow({ g, onDelete }: { g: GatewayState; onDelete: () => void }) 
   );
 }
 
-/** The gateways of one location with their combined status and the "Check status" button (SPEC §4). */
+/** The gateways of one location with their combined status and the "Check status" button. */
 export function GatewayList({ locationId }: { locationId: number }) {
   const t = useTranslations("gateways.list");
   const errorText = useApiErrorText();

@@ -138,7 +138,7 @@ function ConnectionCard({ locationId }: { locationId: number }) {
   );
 }
 
-/** Gateway setup of one location (SPEC §2): its gateways and status, the token and ready-to-paste commands. */
+/** Gateway setup of one location: its gateways and status, the token and ready-to-paste commands. */
 export function GatewaySetup({ locationId }: { locationId: number }) {
   const t = useTranslations("gateways");
   const location = useLocation(locationId);

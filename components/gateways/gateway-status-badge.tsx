@@ -8,7 +8,7 @@ import type { GatewayStatus } from "./api";
 const TONE = { all: "success", some: "warning", none: "neutral", failed: "error" } as const;
 const ICON = { all: CircleCheck, some: CircleDashed, none: CircleSlash, failed: CircleAlert } as const;
 
-/** SPEC §4: all / some / none connected, or the status check failed. */
+/** All / some / none connected, or the status check failed. */
 export function GatewayStatusBadge({ status, className }: { status: GatewayStatus; className?: string }) {
   const t = useTranslations("gateways.status");
   const Icon = ICON[status];

@@ -113,7 +113,7 @@ function GroupRow({ group, onEdit, onDelete }: { group: GroupInfo; onEdit: () =>
   );
 }
 
-/** Groups (SPEC §2): name, members, admin flag, locations; create, edit (rename keeps members), delete. */
+/** Groups: name, members, admin flag, locations; create, edit (rename keeps members), delete. */
 export function GroupsOverview() {
   const t = useTranslations("groups");
   const client = useQueryClient();
@@ -122,7 +122,7 @@ export function GroupsOverview() {
   const [editing, setEditing] = useState<GroupInfo | null>(null);
   const [creating, setCreating] = useState(false);
   const [deleting, setDeleting] = useState<GroupInfo | null>(null);
-  // The filter is kept in the address so a view can be shared (UI.md).
+  // The filter is kept in the address so a view can be shared (docs/ui.md).
   const { params, set } = useUrlState();
   const [filter, setFilterText] = useState(() => params.get("q") ?? "");
   const setFilter = (v: string) => {

@@ -6,7 +6,7 @@ import type { listGroupInfo } from "@/lib/groups/service";
 import type { importLocation } from "@/lib/locations/import";
 import type { listLocations } from "@/lib/locations/service";
 
-/** GET /network item (API.md location response; the private key is never part of it). */
+/** GET /network item (docs/api.md location response; the private key is never part of it). */
 export type LocationBody = Awaited<ReturnType<typeof listLocations>>[number];
 export type Location = Stripped<LocationBody>;
 export type MfaMode = (typeof MFA_MODES)[number];

@@ -228,7 +228,7 @@ interface MfaStepProps {
   onSignedIn: Done;
 }
 
-/** The second sign-in step (SPEC §2): the default method's form, links to the other methods and to a recovery code. */
+/** The second sign-in step: the default method's form, links to the other methods and to a recovery code. */
 export function MfaStep({ methods, onBack, onSignedIn }: MfaStepProps) {
   const t = useTranslations("login.mfa");
   const factors = offeredFactors(methods);

@@ -1,5 +1,5 @@
 /**
- * Calls and shapes of the MFA screens (API.md, Auth): the second sign-in step, self-service
+ * Calls and shapes of the MFA screens (docs/api.md, Auth): the second sign-in step, self-service
  * set-up in My Profile and the set-up forced by the instance policy.
  */
 import type { QueryClient } from "@tanstack/react-query";

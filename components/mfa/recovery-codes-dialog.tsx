@@ -29,7 +29,7 @@ function download(filename: string, text: string) {
 }
 
 /**
- * Recovery codes are shown once (UI.md: secrets shown once say so, with copy and download) and
+ * Recovery codes are shown once (docs/ui.md: secrets shown once say so, with copy and download) and
  * the dialog closes only after the user confirms they kept them.
  */
 export function RecoveryCodesDialog({ codes, username, onDone }: RecoveryCodesDialogProps) {

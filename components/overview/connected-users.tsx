@@ -315,7 +315,7 @@ interface ConnectedUsersProps {
   window: [number, number];
 }
 
-/** Users with a device active in the range (SPEC §2 connected users), as cards or a table. */
+/** Users with a device active in the range (connected users), as cards or a table. */
 export function ConnectedUsers({ result, locations, showLocation, hours, view, onView, window }: ConnectedUsersProps) {
   const t = useTranslations("overview.users");
   const merged = useMemo(() => (result.data ? merge(result.data, locations) : null), [result.data, locations]);

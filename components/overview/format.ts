@@ -17,7 +17,7 @@ export function byteUnit(bytes: number): number {
   return i;
 }
 
-/** Sizes in B/KB/MB/GB (1024 steps; UI.md) with the number in the user's language. */
+/** Sizes in B/KB/MB/GB (1024 steps; docs/ui.md) with the number in the user's language. */
 export function useFormatBytes() {
   const format = useFormatter();
   return useCallback(

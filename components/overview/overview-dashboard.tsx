@@ -98,7 +98,7 @@ function VpnSkeleton() {
 }
 
 /**
- * VPN Overview for admins (SPEC §2 location overview): gateways per location, who is connected
+ * VPN Overview for admins (location overview): gateways per location, who is connected
  * and what moved in the chosen range, the latest VPN events; then the instance summary.
  * Everything refreshes every 30 s; location, range and view live in the address.
  */
@@ -109,7 +109,7 @@ export function OverviewDashboard({ freeLimits }: { freeLimits: FreeLimits }) {
   const wireguard = essentials.data?.wireguard_enabled !== false;
   const locations = useQuery({ ...locationsQuery, enabled: wireguard, refetchInterval: OVERVIEW_REFRESH_MS });
   const p = useOverviewParams(locations.data);
-  // API.md: with no location yet, the admin's landing page is the location wizard.
+  // docs/api.md: with no location yet, the admin's landing page is the location wizard.
   useEffect(() => {
     if (locations.data && locations.data.length === 0) router.replace("/locations/new");
   }, [locations.data, router]);

@@ -14,7 +14,7 @@ export function useUserCount() {
   return useQuery(userCountQuery);
 }
 
-/** The overview's time ranges in hours (SPEC §2, §9: 1 hour by default). */
+/** The overview's time ranges in hours (1 hour by default). */
 export const HOUR_OPTIONS = [1, 6, 12, 24, 48, 168] as const;
 export const DEFAULT_HOURS = 1;
 /** Everything on the overview refreshes on this period. */

@@ -1,6 +1,6 @@
 import { bucketSeconds as sharedBucketSeconds } from "@/lib/stats/buckets";
 /**
- * Transfer series as the stats API sends them are sparse (SPEC §3: points without traffic are
+ * Transfer series as the stats API sends them are sparse (points without traffic are
  * dropped). Charts need every bucket of the window: these helpers put the points back on the
  * server's bucket grid, with zeros where nothing moved.
  */

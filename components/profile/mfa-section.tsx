@@ -39,7 +39,7 @@ function MfaStatus({ user }: { user: UserInfo }) {
   );
 }
 
-/** An admin looking at someone else: the status and "Disable MFA" (SPEC §6). */
+/** An admin looking at someone else: the status and "Disable MFA". */
 function AdminMfa({ user }: { user: UserInfo }) {
   const t = useTranslations("profile");
   const [confirm, setConfirm] = useState(false);

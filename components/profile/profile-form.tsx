@@ -37,7 +37,7 @@ interface ProfileFormProps {
   onDone: () => void;
 }
 
-/** Edits a user's details with the shared schema; a changed username or e-mail is confirmed first (SPEC §5). */
+/** Edits a user's details with the shared schema; a changed username or e-mail is confirmed first. */
 export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
   const t = useTranslations("profile");
   const tc = useTranslations("common");

@@ -54,7 +54,7 @@ function SwitchRow({ id, label, hint, checked, disabled, onChange }: { id: strin
   );
 }
 
-/** Settings → Gateway notifications (SPEC §2, §3): e-mail admins when a gateway disconnects (and reconnects). */
+/** Settings → Gateway notifications: e-mail admins when a gateway disconnects (and reconnects). */
 export function GatewayNotificationsTab({ settings }: { settings: SettingsView }) {
   const t = useTranslations("settings.gatewayNotifications");
   const client = useQueryClient();

@@ -11,7 +11,7 @@ import { GatewayNotificationsTab } from "./gateway-notifications-tab";
 import { useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
 
-/** The tabs with content so far (SPEC §2 lists SMTP, Global, LDAP, OpenID, ...; the rest come later). */
+/** The tabs with content so far (of SMTP, Global, LDAP, OpenID, ...; the rest come later). */
 const TABS = ["smtp", "global", "gateway-notifications"] as const;
 type Tab = (typeof TABS)[number];
 

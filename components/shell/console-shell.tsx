@@ -14,7 +14,7 @@ import { visibleNav } from "./nav";
 import { Sidebar } from "./sidebar";
 import { useLayoutMode } from "./use-media-query";
 
-/** The console frame (UI.md): navigation on the left (rail on tablets, drawer on phones), page on the right. */
+/** The console frame (docs/ui.md): navigation on the left (rail on tablets, drawer on phones), page on the right. */
 export function ConsoleShell({ children }: { children: ReactNode }) {
   const t = useTranslations("shell");
   const me = useCurrentUser();

@@ -4,7 +4,7 @@ import { useTranslations } from "next-intl";
 import { Spinner } from "@/components/ui/spinner";
 import { useBranding } from "./brand";
 
-/** Full page: logo and a size-70 spinner, while the current user or the essentials load (SPEC §2). */
+/** Full page: logo and a size-70 spinner, while the current user or the essentials load. */
 export function LoadingScreen() {
   const t = useTranslations("common");
   const { mainLogo } = useBranding();

@@ -1,5 +1,5 @@
 /**
- * The console's navigation, in the order of UI.md. Later issues flip `ready` when their
+ * The console's navigation, in the order of docs/ui.md. Later issues flip `ready` when their
  * screen exists; only ready entries are shown, admin-only ones only to admins, and entries
  * tied to a module only while that module is enabled (settings essentials).
  */

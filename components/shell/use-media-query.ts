@@ -19,7 +19,7 @@ export function useMediaQuery(query: string): boolean {
   );
 }
 
-/** SPEC §9 breakpoints: below 768 px the nav is a drawer, below 992 px a rail of icons. */
+/** Breakpoints: below 768 px the nav is a drawer, below 992 px a rail of icons. */
 export function useLayoutMode(): "mobile" | "compact" | "full" {
   const tablet = useMediaQuery("(min-width: 768px)");
   const desktop = useMediaQuery("(min-width: 992px)");

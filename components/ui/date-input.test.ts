@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { formatDateInput, parseDateInput } from "./date-input";
 
-describe("date input (MM/dd/yyyy, SPEC §9)", () => {
+describe("date input (MM/dd/yyyy)", () => {
   it("formats local dates as MM/dd/yyyy, optionally with HH:mm", () => {
     const d = new Date(2025, 0, 5, 7, 30);
     expect(formatDateInput(d)).toBe("01/05/2025");

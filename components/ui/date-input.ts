@@ -1,6 +1,6 @@
 /** Pure helpers of the date picker (no React), shared with its tests. */
 
-/** SPEC §9: dates are written MM/dd/yyyy; times come in 30-minute steps. */
+/** Dates are written MM/dd/yyyy; times come in 30-minute steps. */
 export const DATE_FORMAT = "MM/dd/yyyy";
 export const pad = (n: number) => String(n).padStart(2, "0");
 

@@ -12,7 +12,7 @@ import { cn } from "./cn";
 import { Skeleton } from "./skeleton";
 
 /**
- * Data tables (UI.md): a bordered scroll container whose header row stays in view. Give the
+ * Data tables (docs/ui.md): a bordered scroll container whose header row stays in view. Give the
  * container a max height (className) for the header to stick while its body scrolls; lists
  * with more than a few hundred rows page on the server instead of rendering everything.
  */

@@ -20,7 +20,7 @@ function show(type: ToastType, message: string, opts: ToastOptions = {}): number
   return toastStore.add({ type, message, lifetime: DEFAULT_LIFETIME[type], ...opts });
 }
 
-/** Every action that changes something ends in one of these (UI.md). */
+/** Every action that changes something ends in one of these (docs/ui.md). */
 export const toast = {
   info: (message: string, opts?: ToastOptions) => show("info", message, opts),
   success: (message: string, opts?: ToastOptions) => show("success", message, opts),

@@ -6,7 +6,7 @@ import { usePathname, useSearchParams } from "next/navigation";
 export type ParamPatch = Record<string, string | string[] | number | null | undefined>;
 
 /**
- * List state kept in the address (search, filters, page) so a view can be shared (UI.md).
+ * List state kept in the address (search, filters, page) so a view can be shared (docs/ui.md).
  * Uses the History API directly: Next.js keeps useSearchParams in step without asking the
  * server for the page again on every keystroke.
  */

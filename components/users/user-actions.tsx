@@ -90,7 +90,7 @@ interface UserActionsMenuProps {
   label?: string;
 }
 
-/** The row actions of a user (UI.md Table: row actions menu), with their confirmations and dialogs. */
+/** The row actions of a user (docs/ui.md Table: row actions menu), with their confirmations and dialogs. */
 export function UserActionsMenu({ user, isSelf, showEdit = true, onDeleted, align = "end", label }: UserActionsMenuProps) {
   const t = useTranslations("users.actions");
   const [confirm, setConfirm] = useState<Confirm>(null);

@@ -133,7 +133,7 @@ const UserRow = memo(function UserRow({ user, isSelf }: { user: UserInfo; isSelf
   );
 });
 
-/** Users overview (SPEC §2): search, filter, server-side pages of 50, row actions, add user. */
+/** Users overview: search, filter, server-side pages of 50, row actions, add user. */
 export function UsersOverview() {
   const t = useTranslations("users");
   const { params, set } = useUrlState();

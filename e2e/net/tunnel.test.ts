@@ -1,5 +1,5 @@
 /**
- * Real WireGuard tunnels through the gateway agent, in network namespaces (DESIGN.md §4):
+ * Real WireGuard tunnels through the gateway agent, in network namespaces:
  *
  *   root ns          dgt-r-<s> 198.51.100.253/30    console: HTTP on loopback, gRPC on 198.51.100.253 only
  *                        │ veth

@@ -45,7 +45,7 @@ export function makeTempDir(prefix: string): string {
 
 export interface StartOptions {
   root?: string;
-  /** "server": node <tsx> server.ts (what the e2e suite runs); "start": node scripts/start.mjs (npm start). */
+  /** "server": node --import <server-only hook> --import tsx server.ts (what the e2e suite runs); "start": node scripts/start.mjs (npm start). */
   entry?: "server" | "start";
   dataDir: string;
   logFile: string;
@@ -140,7 +140,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   const args =
     (opts.entry ?? "server") === "start"
       ? [join(root, "scripts/start.mjs")]
-      : [join(root, "node_modules/tsx/dist/cli.mjs"), "server.ts"];
+      : ["--import", join(root, "scripts/server-only-hook.mjs"), "--import", "tsx", "server.ts"];
   // Output goes straight to a file: nothing in this process has to keep draining a pipe.
   const fd = openSync(opts.logFile, "a");
   const t0 = performance.now();

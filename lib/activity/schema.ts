@@ -8,7 +8,7 @@ const list = z
 
 const date = z.coerce.date({ error: "invalidDate" });
 
-/** GET /activity_log query (API.md): array parameters may repeat. */
+/** GET /activity_log query (docs/api.md): array parameters may repeat. */
 export const activityQuerySchema = z.object({
   from: date.optional(),
   until: date.optional(),

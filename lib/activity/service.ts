@@ -26,7 +26,7 @@ export interface ActivityInput {
 }
 
 /**
- * The one way to write the activity log (SPEC §3). Call it with the transaction of the change
+ * The one way to write the activity log. Call it with the transaction of the change
  * it describes, so the record exists exactly when the change does.
  */
 export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * The one typed client the browser uses for /api/v1 (DESIGN.md §3, SPEC.md §7):
+ * The one typed client the browser uses for /api/v1:
  * JSON in and out, same-origin cookies, X-XSRF-TOKEN on every non-GET request, every null
  * stripped from response bodies, 4xx -> ApiBadRequestError, 5xx -> ApiBadResponseError,
  * and no timeout.

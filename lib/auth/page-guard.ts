@@ -29,7 +29,7 @@ export async function adminSession(): Promise<Session | null> {
   return isSignedIn(session) && session.user.isAdmin ? session : null;
 }
 
-/** Where a signed-in user lands after sign-in (API.md): admins on the overview, others on their profile. */
+/** Where a signed-in user lands after sign-in (docs/api.md): admins on the overview, others on their profile. */
 export function homePath(session: Session): string {
   return session.user.isAdmin ? "/overview" : "/me";
 }

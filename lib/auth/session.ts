@@ -46,7 +46,7 @@ export interface Session {
 export const USERS_ID = sql.raw('"users"."id"');
 export const GROUPS_ID = sql.raw('"groups"."id"');
 
-/** Admin role: membership of any group flagged is_admin (API.md). `userId` defaults to the outer users row. */
+/** Admin role: membership of any group flagged is_admin (docs/api.md). `userId` defaults to the outer users row. */
 export const isAdminSql = (userId: unknown = USERS_ID) =>
   sql<boolean>`exists (select 1 from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${userId} and g.is_admin)`;
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { isValidPublicKey } from "../wireguard/keys";
+import { isValidPublicKey } from "../wireguard/key-format";
 import { requiredOrType, V } from "../validation";
 
 export const deviceNameSchema = z

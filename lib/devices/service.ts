@@ -9,6 +9,7 @@ import { firstFree } from "../wireguard/ip";
 import { endpointHost, formatEndpoint, renderClientConfig } from "../wireguard/config";
 import { locationCidrs, type LocationRow } from "../locations/service";
 import type { DeviceInput } from "./schema";
+import { deviceJson, type Device } from "./shape";
 
 export const MSG = {
   nameTaken: "Device with this name already exists",
@@ -18,22 +19,16 @@ export const MSG = {
 } as const;
 
 export type DeviceRow = typeof devices.$inferSelect;
+export type { Device };
 
-/** API.md Device. */
-export function toDevice(d: DeviceRow) {
-  return {
-    id: d.id,
-    name: d.name,
-    wireguard_pubkey: d.wireguardPubkey,
-    user_id: d.userId,
-    created: d.createdAt.toISOString(),
-    description: d.description,
-    device_type: d.deviceType as "user" | "network",
-    configured: d.configured,
-  };
+/** The Device (docs/api.md) of one device, read with the shared SQL fragment. */
+export async function deviceById(tx: Tx, id: number): Promise<Device> {
+  const r = await tx.execute<{ device: Device }>(sql`select ${deviceJson} device from devices d where d.id = ${id}`);
+  if (!r.rows.length) throw notFound(MSG.notFound);
+  return r.rows[0].device;
 }
 
-/** API.md DeviceConfig for one location, with the private key placeholder unless given. */
+/** docs/api.md DeviceConfig for one location, with the private key placeholder unless given. */
 export function deviceConfig(loc: LocationRow, ips: string[], privateKey: string | null = null, presharedKey: string | null = null) {
   const allowed = loc.allowedIps.length ? loc.allowedIps : ["0.0.0.0/0", "::/0"];
   return {
@@ -143,7 +138,7 @@ export async function createUserDevice(actor: Actor, username: string, input: De
     }
     await recordActivity(tx, actor, { event: "device_added", device: d.name, description: `Added device ${d.name} of ${owner.username}` });
     emit({ type: "device.created", deviceId: d.id, userId: owner.id });
-    return { device: toDevice(d), configs };
+    return { device: await deviceById(tx, d.id), configs };
   });
 }
 
@@ -160,7 +155,7 @@ export function assertOwnerOrAdmin(d: DeviceRow, caller: { userId: number; isAdm
 
 /**
  * GET /device: every user device (admins), as JSON text built by PostgreSQL in one query —
- * 10,000 devices without per-row work in Node. Same fields as toDevice. The body is cached with
+ * 10,000 devices without per-row work in Node, with the shared deviceJson fragment. The body is cached with
  * the devices list version (list_versions, bumped by a statement trigger on devices), so an
  * unchanged list costs one lookup and a change from any console process shows at once.
  */
@@ -172,10 +167,7 @@ export async function listDevicesJson(): Promise<Buffer> {
   }
   const r = await db.execute<{ body: string; version: number | null }>(sql`
     select (select version from list_versions where name = 'devices') version,
-      coalesce(json_agg(json_build_object(
-      'id', d.id, 'name', d.name, 'wireguard_pubkey', d.wireguard_pubkey, 'user_id', d.user_id,
-      'created', to_char(d.created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-      'description', d.description, 'device_type', d.device_type, 'configured', d.configured) order by d.id), '[]')::text body
+      coalesce(json_agg(${deviceJson} order by d.id), '[]')::text body
     from devices d where d.device_type = 'user'`);
   const body = Buffer.from(r.rows[0].body, "utf8");
   devicesListCache = r.rows[0].version === null ? null : { version: r.rows[0].version, body };
@@ -185,9 +177,10 @@ export async function listDevicesJson(): Promise<Buffer> {
 let devicesListCache: { version: number; body: Buffer } | null = null;
 
 export async function getDevice(id: number, caller: { userId: number; isAdmin: boolean }) {
-  const d = await requireDevice(getDb(), id, "user");
+  const db = getDb();
+  const d = await requireDevice(db, id, "user");
   assertOwnerOrAdmin(d, caller);
-  return toDevice(d);
+  return deviceById(db, d.id);
 }
 
 export async function updateDevice(actor: Actor, id: number, caller: { userId: number; isAdmin: boolean }, input: DeviceInput) {
@@ -206,7 +199,7 @@ export async function updateDevice(actor: Actor, id: number, caller: { userId: n
       emit({ type: "device.deleted", deviceId: id, pubkey: d.wireguardPubkey, locationIds: locs.map((l) => l.id) });
       for (const l of locs) emit({ type: "device.location.added", deviceId: id, locationId: l.id });
     } else emit({ type: "device.modified", deviceId: id });
-    return toDevice(u);
+    return deviceById(tx, u.id);
   });
 }
 
@@ -229,9 +222,13 @@ export async function deleteDevice(actor: Actor, id: number, caller: { userId: n
   });
 }
 
-/** UserDevice of API.md: a device with its per-location addresses. */
+/** UserDevice of docs/api.md: a Device (shared fragment) with its per-location addresses. */
 export async function listUserDevices(userId: number, tx: Tx = getDb()) {
-  const rows = await tx.select().from(devices).where(and(eq(devices.userId, userId), eq(devices.deviceType, "user"))).orderBy(asc(devices.id));
+  const rows = (
+    await tx.execute<{ device: Device }>(
+      sql`select ${deviceJson} device from devices d where d.user_id = ${userId} and d.device_type = 'user' order by d.id`,
+    )
+  ).rows.map((r) => r.device);
   if (!rows.length) return [];
   const links = await tx
     .select({
@@ -247,7 +244,7 @@ export async function listUserDevices(userId: number, tx: Tx = getDb()) {
     .where(inArray(deviceLocations.deviceId, rows.map((r) => r.id)))
     .orderBy(asc(locations.name));
   return rows.map((d) => ({
-    ...toDevice(d),
+    ...d,
     networks: links
       .filter((l) => l.deviceId === d.id)
       .map((l) => ({

@@ -17,7 +17,7 @@ import type { NetworkDeviceCliInput } from "../devices/schema";
 import type { EnrollmentCreateDeviceInput } from "./schema";
 
 /**
- * Enrolment tokens (DESIGN §3: stored hashed, shown once). Today one kind: "network_device", the
+ * Enrolment tokens (stored hashed, shown once). Today one kind: "network_device", the
  * token `dg` (the defguard CLI) uses to give a network device waiting for it its public key.
  *
  * Flow, as with defguard's proxy: the admin starts the setup (POST /device/network/start_cli),

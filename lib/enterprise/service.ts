@@ -1,7 +1,7 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 
-/** Free tier without a licence (API.md): beyond these, enterprise features need a licence. */
+/** Free tier without a licence (docs/api.md): beyond these, enterprise features need a licence. */
 export const FREE_LIMITS = { users: 5, devices: 10, locations: 1, networkDevices: 10 } as const;
 
 export async function usageCounts() {

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { safeEqual } from "../crypto";
 
 /**
- * HS256 JWTs for gateways and provisioning workers (GATEWAY_PROTOCOL.md): claims
+ * HS256 JWTs for gateways and provisioning workers (docs/gateway-protocol.md): claims
  * iss "DefGuard", sub "DEFGUARD-NETWORK-<locationId>" (workers: "DEFGUARD-WORKER"),
  * client_id, exp, nbf. Written with node:crypto; no library needed for one algorithm.
  *

@@ -98,7 +98,7 @@ export function configurationFor(loc: LocationRow, peers: WirePeer[]): WireConfi
   return { name: loc.name, prvkey: locationPrivateKey(loc), port: loc.port, peers, addresses: loc.address };
 }
 
-/** GatewayState of API.md. */
+/** GatewayState of docs/api.md. */
 export function toGatewayState(g: typeof gateways.$inferSelect, locationName: string) {
   return {
     uid: String(g.id),

@@ -8,7 +8,7 @@ export const groupNameSchema = z
   .max(64, { error: V.tooLong })
   .regex(/^[^<>/\\\p{Cc}]+$/u, { error: V.forbiddenChars });
 
-/** POST /group and PUT /group/{originalName} (API.md GroupInfo body). */
+/** POST /group and PUT /group/{originalName} (docs/api.md GroupInfo body). */
 export const groupSchema = z.object({
   name: groupNameSchema,
   members: z.array(usernameSchema, { error: V.invalidType }).max(100_000).default([]),

@@ -5,8 +5,9 @@ import { AppError } from "../errors";
 import { findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
-import { isDatabaseUnavailable } from "../db/health";
+import { isDatabaseUnavailable } from "../errors";
 import { describeError } from "../log-errors";
+import { zodMessage } from "../zod-message";
 
 /**
  * Who may call a route:
@@ -112,13 +113,7 @@ export function errorResponse(status: number, msg: string, extra: Record<string,
   return json({ msg, ...extra }, { status });
 }
 
-/** Turn a zod error into "field: message" with the message key mapped to English. */
-export function zodMessage(err: z.ZodError, root?: string): { msg: string; field: string } {
-  const issue = err.issues[0];
-  const path = issue.path.map(String).join(".") || root || "body";
-  const text = validationText[issue.message] ?? issue.message;
-  return { msg: `${path}: ${text}`, field: path };
-}
+export { zodMessage };
 
 async function readJson(req: Request, limit: number, requireJsonType: boolean): Promise<unknown> {
   const len = Number(req.headers.get("content-length") || 0);

@@ -7,7 +7,7 @@ export function isLocale(v: unknown): v is Locale {
   return typeof v === "string" && (LOCALES as readonly string[]).includes(v);
 }
 
-/** The tag used for formatting: English is en-US (SPEC §1). */
+/** The tag used for formatting: English is en-US. */
 export function formattingLocale(l: Locale): string {
   return l === "en" ? "en-US" : l;
 }
@@ -32,7 +32,7 @@ export function parseAcceptLanguage(header: string | null | undefined): string[]
 }
 
 /**
- * SPEC §1: the browser's preferred languages are matched exactly first, then by base
+ * The browser's preferred languages are matched exactly first, then by base
  * language; English is the default. "en-US" matches "en" exactly (it is our English).
  */
 export function negotiateLocale(acceptLanguage: string | null | undefined, chosen?: string | null): Locale {

@@ -7,9 +7,11 @@ import { pruneAuthState } from "../auth/prune";
 import { describeError } from "../log-errors";
 
 /**
- * Periodic jobs. Each tick runs a job inside a transaction-scoped advisory lock, so with
- * several console processes on one database each job runs once cluster-wide per tick.
- * (pg-boss's cron resolution is one minute; presence needs seconds, hence this small runner.)
+ * Periodic jobs: an interval timer per job in every console process. A tick runs the job
+ * only if it wins a transaction-scoped advisory lock, so a job never runs twice at the same
+ * time across processes. Ticks of different processes are not aligned: with N processes a
+ * job may run up to N times per interval, so every job here is idempotent (it recomputes
+ * state or deletes what is old). Why this and not a queue library: docs/architecture.md, "Jobs".
  */
 interface Job {
   id: number;

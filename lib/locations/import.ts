@@ -10,9 +10,9 @@ import { parseCidr, parseCidrOrIp, formatIp } from "../net/ip";
 import { isValidPublicKey, publicKeyFromPrivate } from "../wireguard/keys";
 import { assignInLocation } from "../devices/service";
 import { checkIps } from "../devices/network";
-import { reconcileLocation, requireLocation, toLocationResponse } from "./service";
+import { locationResponses, reconcileLocation, requireLocation } from "./service";
 import { locationSchema } from "./schema";
-import { zodMessage } from "../http/route";
+import { zodMessage } from "../zod-message";
 
 export const MSG = {
   invalidAddress: "invalid address",
@@ -91,7 +91,8 @@ export async function importLocation(
     if (!peers.length) await reconcileLocation(tx, l);
     await recordActivity(tx, actor, { event: "vpn_location_added", location: l.name, description: `Imported location ${l.name} with ${peers.length} peers` });
     emit({ type: "location.changed", locationId: l.id });
-    return { network: toLocationResponse(l, gids.map((g) => g.name).sort()), devices: peers };
+    const [network] = await locationResponses(tx, [l.id]);
+    return { network, devices: peers };
   });
 }
 

@@ -81,7 +81,7 @@ const locationBase = z.object({
   acl_enabled: z.boolean({ error: V.invalidType }).default(false),
   acl_default_allow: z.boolean({ error: V.invalidType }).default(false),
   location_mfa_mode: z.enum(LOCATION_MFA_MODES, { error: V.invalidType }).optional(),
-  /** Earlier wording of location_mfa_mode (SPEC §3). */
+  /** Earlier wording of location_mfa_mode. */
   mfa_enabled: z.boolean({ error: V.invalidType }).optional(),
 });
 
@@ -93,7 +93,7 @@ const withMfaMode = <T extends { mfa_enabled?: boolean; location_mfa_mode?: (typ
   location_mfa_mode: rest.location_mfa_mode ?? (mfa_enabled ? "internal" : "disabled"),
 });
 
-/** POST /network and PUT /network/{id} (API.md location request). */
+/** POST /network and PUT /network/{id} (docs/api.md location request). */
 export const locationSchema = locationBase.transform(withMfaMode);
 
 /** The location form: the same rules, with the number fields read from their text inputs. */

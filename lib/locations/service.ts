@@ -23,7 +23,7 @@ export const MSG = {
   notFound: "location not found",
 } as const;
 
-/** API.md location response (the private key is never part of it). */
+/** docs/api.md location response (the private key is never part of it). */
 export interface GatewayInfo {
   uid: string;
   hostname: string;
@@ -33,7 +33,7 @@ export interface GatewayInfo {
   [k: string]: unknown;
 }
 
-export function toLocationResponse(l: LocationRow, allowedGroups: string[], gws: GatewayInfo[] = []) {
+function toLocationResponse(l: LocationRow, allowedGroups: string[], gws: GatewayInfo[] = []) {
   return {
     id: l.id,
     name: l.name,
@@ -92,12 +92,31 @@ async function gatewayInfo(tx: Tx, locationIds: number[]): Promise<Map<number, G
   return out;
 }
 
-export async function listLocations() {
-  const db = getDb();
-  const rows = await db.select().from(locations).orderBy(asc(locations.name));
-  const ids = rows.map((r) => r.id);
-  const [names, gws] = await Promise.all([allowedGroupNames(db, ids), gatewayInfo(db, ids)]);
+/**
+ * The Location responses (docs/api.md) of the given locations, or of all of them, sorted by
+ * name: the one producer of the shape. The list, the single read and the create and update
+ * answers all come from here (lib/locations/shape.test.ts compares them).
+ */
+export async function locationResponses(tx: Tx, ids?: number[]) {
+  if (ids && !ids.length) return [];
+  const rows = await tx
+    .select()
+    .from(locations)
+    .where(ids ? inArray(locations.id, ids) : undefined)
+    .orderBy(asc(locations.name));
+  const found = rows.map((r) => r.id);
+  const [names, gws] = await Promise.all([allowedGroupNames(tx, found), gatewayInfo(tx, found)]);
   return rows.map((r) => toLocationResponse(r, names.get(r.id) ?? [], (gws.get(r.id) ?? []).map((g) => ({ ...g, network_name: r.name }))));
+}
+
+async function locationResponse(tx: Tx, id: number) {
+  const [l] = await locationResponses(tx, [id]);
+  if (!l) throw notFound(MSG.notFound);
+  return l;
+}
+
+export async function listLocations() {
+  return locationResponses(getDb());
 }
 
 export async function requireLocation(tx: Tx, id: number): Promise<LocationRow> {
@@ -107,10 +126,7 @@ export async function requireLocation(tx: Tx, id: number): Promise<LocationRow> 
 }
 
 export async function getLocation(id: number) {
-  const db = getDb();
-  const l = await requireLocation(db, id);
-  const gws = ((await gatewayInfo(db, [id])).get(id) ?? []).map((g) => ({ ...g, network_name: l.name }));
-  return toLocationResponse(l, (await allowedGroupNames(db, [id])).get(id) ?? [], gws);
+  return locationResponse(getDb(), id);
 }
 
 /** The location's private key, for its gateway only. */
@@ -270,7 +286,7 @@ export async function createLocation(actor: Actor, input: LocationInput, private
     emitChanges(emit, l.id, await reconcileLocation(tx, l));
     await recordActivity(tx, actor, { event: "vpn_location_added", location: l.name, description: `Added location ${l.name}` });
     emit({ type: "location.changed", locationId: l.id });
-    return toLocationResponse(l, input.allowed_groups.slice().sort());
+    return locationResponse(tx, l.id);
   });
 }
 
@@ -305,7 +321,7 @@ export async function updateLocation(actor: Actor, id: number, input: LocationIn
       description: before.name !== l.name ? `Modified location ${before.name} (now ${l.name})` : `Modified location ${l.name}`,
     });
     emit({ type: "location.changed", locationId: id });
-    return toLocationResponse(l, input.allowed_groups.slice().sort());
+    return locationResponse(tx, l.id);
   });
 }
 

@@ -1,10 +1,10 @@
 import nodemailer from "nodemailer";
-import { getDb } from "../db";
 import { decryptSecret } from "../crypto";
 import { AppError, badRequest } from "../errors";
 import { getSettings, smtpConfigured, type Settings } from "../settings/service";
 import { recordActivity, type Actor } from "../activity/service";
 import { SMTP_FAILURE_MSG, smtpFailureOf } from "./failures";
+import { transaction } from "../events";
 
 export const SMTP_NOT_CONFIGURED = "SMTP must be configured before email tokens or notifications can be used";
 
@@ -32,7 +32,7 @@ export interface Mail {
   html?: string;
 }
 
-/** Send one message with the configured SMTP server; 400 with the SPEC §8 text when not configured. */
+/** Send one message with the configured SMTP server; 400 with SMTP_NOT_CONFIGURED when not configured. */
 export async function sendMail(mail: Mail): Promise<void> {
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
@@ -51,12 +51,16 @@ export async function sendMail(mail: Mail): Promise<void> {
 
 export async function sendTestMail(actor: Actor, to: string): Promise<void> {
   const s = await getSettings();
-  await sendMail({
-    to,
-    subject: `${s.instanceName}: test message`,
-    text: `This is a test message from ${s.instanceName}. If you can read it, SMTP is configured correctly.`,
+  // The log entry and the message go together: the entry is written first in the transaction
+  // and the message sent before it commits, so a failed send (503) rolls the entry back.
+  await transaction(async (tx) => {
+    await recordActivity(tx, actor, { event: "smtp_test_sent", description: `Test e-mail sent to ${to}` });
+    await sendMail({
+      to,
+      subject: `${s.instanceName}: test message`,
+      text: `This is a test message from ${s.instanceName}. If you can read it, SMTP is configured correctly.`,
+    });
   });
-  await recordActivity(getDb(), actor, { event: "smtp_test_sent", description: `Test e-mail sent to ${to}` });
 }
 
 export function escapeHtml(s: string): string {

@@ -9,6 +9,7 @@ import {
   type RegistrationResponseJSON,
 } from "@simplewebauthn/server";
 import { getDb, type Tx } from "../db";
+import { transaction } from "../events";
 import { emailCodes, mfaSecrets, recoveryCodes, users, webauthnCredentials } from "../db/schema";
 import { decryptSecret, encryptSecret, hmac, sha256hex } from "../crypto";
 import { publicUrl, secret } from "../config";
@@ -115,7 +116,7 @@ export async function totpInit(actor: Actor, userId: number, proof: Pick<Session
 
 /** POST /auth/totp {code}: confirm the pending secret with a first code. */
 export async function totpEnable(actor: Actor, userId: number, code: string, proof: Pick<Session, "fresh">) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const [current] = await tx.select({ totp: users.totpEnabled }).from(users).where(eq(users.id, userId));
     if (current?.totp) requireFreshProof(proof);
     const [row] = await tx.select().from(mfaSecrets).where(eq(mfaSecrets.userId, userId)).for("update");
@@ -133,7 +134,7 @@ export async function totpEnable(actor: Actor, userId: number, code: string, pro
 }
 
 export async function totpDisable(actor: Actor, userId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx.update(mfaSecrets).set({ totpSecretEnc: null, totpPendingEnc: null, totpLastStep: null }).where(eq(mfaSecrets.userId, userId));
     await tx.update(users).set({ totpEnabled: false }).where(eq(users.id, userId));
     await refreshMfaState(tx, userId);
@@ -162,7 +163,7 @@ async function sendEmailCode(userId: number, purpose: "login" | "setup") {
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   const [u] = await getDb().select().from(users).where(eq(users.id, userId));
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"email-code:" + userId}))`);
     const [recent] = await tx
       .select({ id: emailCodes.id })
@@ -224,7 +225,7 @@ export async function emailInit(actor: Actor, userId: number) {
 }
 
 export async function emailEnable(actor: Actor, userId: number, code: string) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     if (!(await consumeEmailCode(tx, userId, "setup", code))) throw badRequest(MSG.invalidCode, "code");
     await tx.update(users).set({ emailMfaEnabled: true }).where(eq(users.id, userId));
     return methodAdded(tx, actor, userId, "Email", "mfa_email_enabled");
@@ -232,7 +233,7 @@ export async function emailEnable(actor: Actor, userId: number, code: string) {
 }
 
 export async function emailDisable(actor: Actor, userId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx.update(users).set({ emailMfaEnabled: false }).where(eq(users.id, userId));
     await tx.delete(emailCodes).where(eq(emailCodes.userId, userId));
     await refreshMfaState(tx, userId);
@@ -284,7 +285,7 @@ export async function webauthnRegisterFinish(actor: Actor, session: Session, nam
   }
   if (!verification.verified) throw badRequest(MSG.failedToReadKey);
   const info = verification.registrationInfo;
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const [dup] = await tx
       .select({ id: webauthnCredentials.id })
       .from(webauthnCredentials)
@@ -312,7 +313,7 @@ export async function listSecurityKeys(userId: number) {
 }
 
 export async function deleteSecurityKey(actor: Actor, userId: number, keyId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     const removed = await tx
       .delete(webauthnCredentials)
       .where(and(eq(webauthnCredentials.id, keyId), eq(webauthnCredentials.userId, userId)))
@@ -324,7 +325,7 @@ export async function deleteSecurityKey(actor: Actor, userId: number, keyId: num
 }
 
 export async function renameSecurityKey(actor: Actor, userId: number, keyId: number, name: string) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     const updated = await tx
       .update(webauthnCredentials)
       .set({ name })
@@ -338,7 +339,7 @@ export async function renameSecurityKey(actor: Actor, userId: number, keyId: num
 // ---------------------------------------------------------------- MFA on / off
 
 export async function enableMfa(actor: Actor, userId: number, method?: MfaMethod) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const m = await methodsOf(tx, userId);
     const has = { OneTimePassword: m.totp, Webauthn: m.webauthn, Email: m.email };
     const chosen = method ?? (m.user.mfaMethod !== "None" ? (m.user.mfaMethod as MfaMethod) : undefined) ??
@@ -353,7 +354,7 @@ export async function enableMfa(actor: Actor, userId: number, method?: MfaMethod
 
 /** DELETE /auth/mfa and admin DELETE /user/{username}/mfa: everything MFA is wiped. */
 export async function disableMfa(actor: Actor, userId: number) {
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     await tx
       .update(users)
       .set({ mfaEnabled: false, mfaMethod: "None", totpEnabled: false, emailMfaEnabled: false })
@@ -390,7 +391,7 @@ async function secondFactor(
   requirePending(session);
   const actor = { userId: session.user.id, username: session.user.username, ip: meta.ip };
   await assertNotLocked(session.user.username, meta.ip);
-  const token = await getDb().transaction(async (tx) => {
+  const token = await transaction(async (tx) => {
     if (!(await check(tx))) return null;
     const t = await promoteSession(tx, session.id, session.user.id, meta);
     await recordActivity(tx, actor, { event: "user_mfa_login", description: `Second factor: ${method}` });

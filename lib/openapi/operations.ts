@@ -35,11 +35,24 @@ export interface Operation {
   ok?: { status: number; description: string };
   /** The catch-all for unknown paths: checked like any route, left out of the OpenAPI paths. */
   catchAll?: true;
+  /**
+   * A user-level route still open to a user without MFA while the instance requires MFA (the
+   * route's `allowWithoutMfa` option): the MFA setup steps and GET /me.
+   */
+  withoutMfa?: true;
 }
 
 /**
- * Every /api/v1 operation. Add a row with each new route: the OpenAPI document is generated
- * from this table, and the authorization-matrix test checks it against the route files.
+ * Every /api/v1 operation: the one route declaration. `GET /api-docs` builds the OpenAPI
+ * document from it, and tests/authz-matrix.test.ts checks it against the route files (every
+ * exported handler has exactly one row, with the handler's access level and `withoutMfa` flag)
+ * and calls every row as anonymous, user, other user, admin and MFA-pending admin.
+ *
+ * Adding a route: the route file, one row here —
+ *   { method: "GET", path: "/thing/{id}", tag: "things", access: "admin", summary: "…",
+ *     query?: zodSchema, body?: zodSchema, ok?: { status: 201, description: "…" }, withoutMfa?: true }
+ * (`path` under /api/v1, `{param}` for a `[param]` folder) — and its own tests. A new path
+ * parameter name also needs a value in PARAM_VALUES of the matrix test.
  */
 export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/health", tag: "platform", access: "public", summary: "Liveness: 200 when the database answers, 503 when not" },
@@ -62,25 +75,25 @@ export const OPERATIONS: Operation[] = [
 
   { method: "POST", path: "/auth", tag: "auth", access: "public", body: loginSchema, summary: "Sign in (200 {user,url}; 201 when a second factor is required)", ok: { status: 200, description: "signed in" } },
   { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },
-  { method: "POST", path: "/auth/reauth", tag: "auth", access: "user", body: reauthSchema, summary: "Confirm the password or a TOTP code again; changing sign-in security needs it within 10 minutes of sign-in or of this call (else 403 reauth_required)" },
-  { method: "GET", path: "/me", tag: "auth", access: "user", summary: "The signed-in user (UserInfo)" },
+  { method: "POST", path: "/auth/reauth", tag: "auth", access: "user", body: reauthSchema, summary: "Confirm the password or a TOTP code again; changing sign-in security needs it within 10 minutes of sign-in or of this call (else 403 reauth_required)", withoutMfa: true },
+  { method: "GET", path: "/me", tag: "auth", access: "user", summary: "The signed-in user (UserInfo)", withoutMfa: true },
   { method: "POST", path: "/password_reset", tag: "auth", access: "public", body: resetPasswordSchema, summary: "Set a new password with an e-mailed reset token" },
 
-  { method: "POST", path: "/auth/totp/init", tag: "mfa", access: "user", summary: "Start TOTP setup: {secret, uri} (replacing a TOTP in use needs a fresh proof, else 403 reauth_required)" },
-  { method: "POST", path: "/auth/totp", tag: "mfa", access: "user", body: codeSchema, summary: "Confirm TOTP with a code: {codes} (recovery codes the first time)" },
+  { method: "POST", path: "/auth/totp/init", tag: "mfa", access: "user", summary: "Start TOTP setup: {secret, uri} (replacing a TOTP in use needs a fresh proof, else 403 reauth_required)", withoutMfa: true },
+  { method: "POST", path: "/auth/totp", tag: "mfa", access: "user", body: codeSchema, summary: "Confirm TOTP with a code: {codes} (recovery codes the first time)", withoutMfa: true },
   { method: "DELETE", path: "/auth/totp", tag: "mfa", access: "user", summary: "Turn TOTP off (needs a fresh proof, else 403 reauth_required)" },
   { method: "POST", path: "/auth/totp/verify", tag: "mfa", access: "session", body: codeSchema, summary: "Sign-in step: TOTP code → {user, url}" },
-  { method: "POST", path: "/auth/email/init", tag: "mfa", access: "user", summary: "E-mail a setup code" },
-  { method: "POST", path: "/auth/email", tag: "mfa", access: "user", body: codeSchema, summary: "Confirm e-mail codes: {codes}" },
+  { method: "POST", path: "/auth/email/init", tag: "mfa", access: "user", summary: "E-mail a setup code", withoutMfa: true },
+  { method: "POST", path: "/auth/email", tag: "mfa", access: "user", body: codeSchema, summary: "Confirm e-mail codes: {codes}", withoutMfa: true },
   { method: "DELETE", path: "/auth/email", tag: "mfa", access: "user", summary: "Turn e-mail codes off (needs a fresh proof, else 403 reauth_required)" },
   { method: "GET", path: "/auth/email", tag: "mfa", access: "session", summary: "Sign-in step: e-mail a login code" },
   { method: "POST", path: "/auth/email/verify", tag: "mfa", access: "session", body: codeSchema, summary: "Sign-in step: e-mail code → {user, url}" },
-  { method: "POST", path: "/auth/webauthn/init", tag: "mfa", access: "user", summary: "Security key registration options" },
-  { method: "POST", path: "/auth/webauthn/finish", tag: "mfa", access: "user", body: webauthnFinishSchema, summary: "Register a security key {name, ...credential}: {codes}" },
+  { method: "POST", path: "/auth/webauthn/init", tag: "mfa", access: "user", summary: "Security key registration options", withoutMfa: true },
+  { method: "POST", path: "/auth/webauthn/finish", tag: "mfa", access: "user", body: webauthnFinishSchema, summary: "Register a security key {name, ...credential}: {codes}", withoutMfa: true },
   { method: "POST", path: "/auth/webauthn/start", tag: "mfa", access: "session", summary: "Sign-in step: security key options" },
   { method: "POST", path: "/auth/webauthn", tag: "mfa", access: "session", body: webauthnAssertionSchema, summary: "Sign-in step: security key assertion → {user, url}" },
   { method: "POST", path: "/auth/recovery", tag: "mfa", access: "session", body: recoveryCodeSchema, summary: "Sign-in step: recovery code → {user, url}" },
-  { method: "PUT", path: "/auth/mfa", tag: "mfa", access: "user", body: enableMfaSchema, summary: "Turn MFA on with a default method: {codes}" },
+  { method: "PUT", path: "/auth/mfa", tag: "mfa", access: "user", body: enableMfaSchema, summary: "Turn MFA on with a default method: {codes}", withoutMfa: true },
   { method: "DELETE", path: "/auth/mfa", tag: "mfa", access: "user", summary: "Turn MFA off (wipes secrets, recovery codes, security keys) (needs a fresh proof, else 403 reauth_required)" },
   { method: "DELETE", path: "/user/{username}/mfa", tag: "mfa", access: "admin", summary: "Turn a user's MFA off (needs a fresh proof, else 403 reauth_required)" },
   { method: "DELETE", path: "/user/{username}/security_key/{keyId}", tag: "mfa", access: "self-or-admin", summary: "Delete a security key (needs a fresh proof, else 403 reauth_required)" },

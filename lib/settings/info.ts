@@ -4,7 +4,7 @@ import { getSettings, smtpConfigured } from "./service";
 
 export const VERSION: string = pkg.version;
 
-/** GET /info (API.md). Parts owned by later domains report their "not configured" state. */
+/** GET /info (docs/api.md). Parts owned by later domains report their "not configured" state. */
 export async function getAppInfo() {
   const [usage, s] = await Promise.all([usageCounts(), getSettings()]);
   return {

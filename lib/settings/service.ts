@@ -33,7 +33,7 @@ export async function getSettings(tx: Tx = getDb()): Promise<Settings> {
   return created ?? (await tx.select().from(settings).where(eq(settings.id, 1)))[0];
 }
 
-/** GET /settings_essentials (API.md): public, empty logo URLs replaced by the defaults. */
+/** GET /settings_essentials (docs/api.md): public, empty logo URLs replaced by the defaults. */
 export async function getEssentials() {
   const s = await getSettings();
   return {

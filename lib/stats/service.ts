@@ -1,12 +1,30 @@
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { userInfos, type UserInfo } from "../users/service";
+import { requireLocation } from "../locations/service";
 import { bucketSeconds } from "./buckets";
 import { endpointHost } from "../wireguard/config";
 
 export const DEFAULT_WINDOW_MS = 3600_000;
 
 export { bucketSeconds };
+
+/** The start of a stats window: ?from, or one hour ago. */
+export function windowStart(from?: Date): Date {
+  return from ?? new Date(Date.now() - DEFAULT_WINDOW_MS);
+}
+
+/** GET /network/{id}/stats: 404 for an unknown location, else networkStats of that location. */
+export async function locationStats(locationId: number, from?: Date) {
+  await requireLocation(getDb(), locationId);
+  return networkStats(windowStart(from), locationId);
+}
+
+/** GET /network/{id}/stats/users: 404 for an unknown location, else locationUserStats. */
+export async function locationUserStatsChecked(locationId: number, from?: Date) {
+  await requireLocation(getDb(), locationId);
+  return locationUserStats(locationId, windowStart(from));
+}
 
 /** The start of a sample's bucket (date_bin: timestamp arithmetic, not numeric epoch maths). */
 const bucketOf = (bucket: number) => sql`date_bin(make_interval(secs => ${bucket}), s.collected_at, timestamptz '1970-01-01 00:00:00+00')`;
@@ -15,7 +33,7 @@ const locFilter = (locationId?: number) => (locationId === undefined ? sql`true`
 const dlFilter = (locationId?: number) => (locationId === undefined ? sql`true` : sql`dl.location_id = ${locationId}`);
 
 /**
- * GET /network/stats and /network/{id}/stats (API.md): who was active in the window, who is
+ * GET /network/stats and /network/{id}/stats (docs/api.md): who was active in the window, who is
  * connected now (handshake younger than the location's peer_disconnect_threshold), the
  * transfer in the window and its series (points without traffic are dropped).
  */

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { emailSchema, passwordSchema, personNameSchema, phoneSchema, requiredOrType, usernameSchema, V } from "../validation";
 
-/** POST /user (API.md). Without a password the user is created for enrollment. */
+/** POST /user (docs/api.md). Without a password the user is created for enrollment. */
 export const createUserSchema = z.object({
   username: usernameSchema,
   first_name: personNameSchema,

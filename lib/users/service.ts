@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, isNull, gt, or, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, inArray, isNull, gt, sql, type SQL } from "drizzle-orm";
 import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, passwordResetTokens, users } from "../db/schema";
@@ -26,7 +26,7 @@ export const MSG = {
   resetInvalid: "password reset link is invalid or has expired",
 } as const;
 
-/** UserInfo of API.md. */
+/** UserInfo of docs/api.md. */
 export interface UserInfo {
   id: number;
   username: string;
@@ -46,35 +46,29 @@ export interface UserInfo {
   ldap_pass_requires_change: boolean;
 }
 
-const groupsSql = sql<string[]>`coalesce((select array_agg(g.name order by g.name) from ${groupUsers} gu join ${groups} g on g.id = gu.group_id where gu.user_id = ${USERS_ID}), '{}')`;
+/**
+ * The view every UserInfo comes from (migration 0011): one row per user with exactly the
+ * UserInfo fields, in order. Single reads, the paged, searched and full lists all select it.
+ */
+const userInfoView = sql`user_info v`;
 
-const userInfoColumns = { user: users, isAdmin: isAdminSql(), groups: groupsSql };
-
-export function toUserInfo(u: typeof users.$inferSelect, isAdmin: boolean, groupNames: string[]): UserInfo {
-  return {
-    id: u.id,
-    username: u.username,
-    first_name: u.firstName,
-    last_name: u.lastName,
-    email: u.email,
-    phone: u.phone,
-    is_active: u.isActive,
-    enrolled: u.enrolled,
-    is_admin: isAdmin,
-    mfa_enabled: u.mfaEnabled,
-    totp_enabled: u.totpEnabled,
-    email_mfa_enabled: u.emailMfaEnabled,
-    mfa_method: u.mfaMethod as UserInfo["mfa_method"],
-    groups: groupNames,
-    authorized_apps: [],
-    ldap_pass_requires_change: u.ldapPassRequiresChange,
-  };
+/** The shared search and filter of the user lists, over the view (alias v). */
+function userListWhere(q: Pick<ListUsersQuery, "search" | "filter">): SQL {
+  const where: SQL[] = [];
+  if (q.search) {
+    const like = containsPattern(q.search);
+    where.push(sql`(v.username ilike ${like} or v.first_name ilike ${like} or v.last_name ilike ${like} or v.email ilike ${like}
+      or v.phone ilike ${like} or (v.first_name || ' ' || v.last_name) ilike ${like})`);
+  }
+  if (q.filter === "admins") where.push(sql`v.is_admin`);
+  if (q.filter === "users") where.push(sql`not v.is_admin`);
+  return where.length ? and(...where)! : sql`true`;
 }
 
 export async function getUserInfo(userId: number, tx: Tx = getDb()): Promise<UserInfo> {
-  const [u] = await tx.select(userInfoColumns).from(users).where(eq(users.id, userId)).limit(1);
-  if (!u) throw notFound("user not found");
-  return toUserInfo(u.user, u.isAdmin, u.groups);
+  const r = await tx.execute<{ info: UserInfo }>(sql`select row_to_json(v) info from ${userInfoView} where v.id = ${userId}`);
+  if (!r.rows.length) throw notFound("user not found");
+  return r.rows[0].info;
 }
 
 /** UserInfo of many users in one query (the entries the users_list_json triggers keep), by id. */
@@ -104,7 +98,8 @@ async function requireUser(tx: Tx, username: string) {
 /**
  * GET /user without paging: the full UserInfo array as JSON text, assembled by PostgreSQL in
  * one query from the per-user entries the users_list_json triggers keep, so 10,000 users cost
- * one round trip and no JSON work in Node. Same fields and order as toUserInfo / the paged list.
+ * one round trip and no JSON work in Node. The entries come from the user_info view, like
+ * every other UserInfo.
  *
  * Without a search term the body is cached per (filter, sort) together with the users list
  * version it was built at (list_versions, bumped by statement triggers on users, groups and
@@ -121,8 +116,9 @@ export async function listUsersJson(q: ListUsersQuery): Promise<Buffer> {
     const r = await getDb().execute<{ version: number }>(sql`select version from list_versions where name = 'users'`);
     if (r.rows[0]?.version === hit.version) return hit.body;
   }
-  // Each user's entry is kept as JSON text by triggers (users_list_json, migration 0009): the
-  // list is one ordered string_agg, about a tenth of building 10,000 objects.
+  // Each user's entry is kept as JSON text by triggers (users_list_json, migrations 0009 and
+  // 0011, built from the user_info view): the list is one ordered string_agg, about a tenth of
+  // building 10,000 objects.
   const isAdmin = sql`exists (select 1 from group_users gu join groups gr on gr.id = gu.group_id where gu.user_id = u.id and gr.is_admin)`;
   const where = q.filter === "admins" ? isAdmin : q.filter === "users" ? sql`not ${isAdmin}` : sql`true`;
   const r = await getDb().execute<{ body: string; version: number | null }>(sql`
@@ -139,38 +135,23 @@ export async function listUsersJson(q: ListUsersQuery): Promise<Buffer> {
   return body;
 }
 
-function usersOrder(sort: ListUsersQuery["sort"]): SQL {
+function usersOrder(sort: ListUsersQuery["sort"], alias = "u"): SQL {
+  const a = sql.raw(alias);
   return sort === "name"
-    ? sql`u.last_name, u.first_name, u.id`
+    ? sql`${a}.last_name, ${a}.first_name, ${a}.id`
     : sort === "-name"
-      ? sql`u.last_name desc, u.first_name desc, u.id desc`
+      ? sql`${a}.last_name desc, ${a}.first_name desc, ${a}.id desc`
       : sort === "-username"
-        ? sql`u.username desc`
-        : sql`u.username`;
+        ? sql`${a}.username desc`
+        : sql`${a}.username`;
 }
 
 /** GET /user?search=… without paging: the matching users, JSON built by PostgreSQL. */
 async function searchUsersJson(q: ListUsersQuery): Promise<string> {
-  const like = containsPattern(q.search!);
-  const where: SQL[] = [
-    sql`(u.username ilike ${like} or u.first_name ilike ${like} or u.last_name ilike ${like} or u.email ilike ${like}
-      or u.phone ilike ${like} or (u.first_name || ' ' || u.last_name) ilike ${like})`,
-  ];
-  if (q.filter === "admins") where.push(sql`coalesce(g.is_admin, false)`);
-  if (q.filter === "users") where.push(sql`not coalesce(g.is_admin, false)`);
   // json_agg over a sorted subquery (row_to_json) is about twice as fast as json_build_object.
   const r = await getDb().execute<{ body: string }>(sql`
-    with g as (
-      select gu.user_id, array_agg(gr.name order by gr.name) names, bool_or(gr.is_admin) is_admin
-      from group_users gu join groups gr on gr.id = gu.group_id group by gu.user_id
-    )
     select coalesce(json_agg(t), '[]')::text body from (
-      select u.id, u.username, u.first_name, u.last_name, u.email, u.phone, u.is_active, u.enrolled,
-             coalesce(g.is_admin, false) is_admin, u.mfa_enabled, u.totp_enabled, u.email_mfa_enabled, u.mfa_method,
-             coalesce(g.names, '{}') "groups", '[]'::json authorized_apps, u.ldap_pass_requires_change
-      from users u left join g on g.user_id = u.id
-      where ${and(...where)}
-      order by ${usersOrder(q.sort)}) t`);
+      select v.* from ${userInfoView} where ${userListWhere(q)} order by ${usersOrder(q.sort, "v")}) t`);
   return r.rows[0].body;
 }
 
@@ -179,42 +160,20 @@ const usersListCache = new Map<string, { version: number; body: Buffer }>();
 
 /** GET /user?page=…: one page of users with pagination (the full list is listUsersJson). */
 export async function listUsers(q: ListUsersQuery) {
-  const where: SQL[] = [];
-  if (q.search) {
-    const like = containsPattern(q.search);
-    where.push(
-      or(
-        ilike(users.username, like),
-        ilike(users.firstName, like),
-        ilike(users.lastName, like),
-        ilike(users.email, like),
-        ilike(users.phone, like),
-        sql`(${users.firstName} || ' ' || ${users.lastName}) ilike ${like}`,
-      )!,
-    );
-  }
-  if (q.filter === "admins") where.push(isAdminSql());
-  if (q.filter === "users") where.push(sql`not ${isAdminSql()}`);
-  const cond = where.length ? and(...where) : undefined;
-  const order =
-    q.sort === "name"
-      ? [asc(users.lastName), asc(users.firstName), asc(users.id)]
-      : q.sort === "-name"
-        ? [desc(users.lastName), desc(users.firstName), desc(users.id)]
-        : q.sort === "-username"
-          ? [desc(users.username)]
-          : [asc(users.username)];
-  const db = getDb();
-  const base = db.select(userInfoColumns).from(users).where(cond).orderBy(...order);
+  const where = userListWhere(q);
   const page = q.page ?? 1;
   const pageSize = q.page_size ?? 50;
-  const [rows, [{ total }]] = await Promise.all([
-    base.limit(pageSize).offset((page - 1) * pageSize),
-    db.select({ total: count() }).from(users).where(cond),
+  const db = getDb();
+  const [rows, counted] = await Promise.all([
+    db.execute<{ info: UserInfo }>(sql`
+      select row_to_json(v) info from ${userInfoView} where ${where}
+      order by ${usersOrder(q.sort, "v")} limit ${pageSize} offset ${(page - 1) * pageSize}`),
+    db.execute<{ total: number }>(sql`select count(*)::int total from ${userInfoView} where ${where}`),
   ]);
+  const total = counted.rows[0].total;
   const totalPages = Math.max(1, Math.ceil(total / pageSize));
   return {
-    data: rows.map((r) => toUserInfo(r.user, r.isAdmin, r.groups)),
+    data: rows.rows.map((r) => r.info),
     pagination: {
       current_page: page,
       page_size: pageSize,
@@ -430,7 +389,9 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   const token = randomToken(32);
-  const u = await transaction(async (tx) => {
+  // Token, log entry and message in one transaction: the message is sent last, before the
+  // commit, so a failed send (503) leaves neither a usable token nor a log entry behind.
+  await transaction(async (tx) => {
     const u = await requireUser(tx, username);
     if (!u.isActive) throw badRequest("user account is disabled");
     await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, u.id));
@@ -439,17 +400,15 @@ export async function startPasswordReset(actor: Actor, username: string): Promis
       userId: u.id,
       expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
     });
-    return u;
+    await recordActivity(tx, actor, { event: "password_reset", description: `Password reset sent to ${u.username}` });
+    const mail = passwordResetMail({
+      instanceName: s.instanceName,
+      name: `${u.firstName} ${u.lastName}`.trim() || u.username,
+      url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
+      expiresMinutes: RESET_TOKEN_MINUTES,
+    });
+    await sendMail({ to: u.email, ...mail });
   });
-  const mail = passwordResetMail({
-    instanceName: s.instanceName,
-    name: `${u.firstName} ${u.lastName}`.trim() || u.username,
-    url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
-    expiresMinutes: RESET_TOKEN_MINUTES,
-  });
-  await sendMail({ to: u.email, ...mail });
-  // Recorded once the message is on its way (a failed send answers 503 and logs nothing).
-  await recordActivity(getDb(), actor, { event: "password_reset", description: `Password reset sent to ${u.username}` });
 }
 
 /** POST /password_reset (public): consume a reset token once and set the password. */

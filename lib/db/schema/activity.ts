@@ -1,7 +1,7 @@
 import { bigserial, index, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { users } from "./users";
 
-/** One row per recorded event (SPEC §3 Activity event). Written by lib/activity only. */
+/** One row per recorded event (the events of lib/activity/events.ts). Written by lib/activity only. */
 export const activityLog = pgTable(
   "activity_log",
   {

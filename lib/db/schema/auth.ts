@@ -12,7 +12,7 @@ export const sessions = pgTable(
     userId: integer("user_id")
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    /** "password_verified" | "mfa_verified" (API.md session states) */
+    /** "password_verified" | "mfa_verified" (docs/api.md session states) */
     state: text("state").notNull(),
     ip: text("ip"),
     userAgent: text("user_agent"),

@@ -15,7 +15,7 @@ export const users = pgTable(
     isActive: boolean("is_active").notNull().default(true),
     enrolled: boolean("enrolled").notNull().default(true),
     mfaEnabled: boolean("mfa_enabled").notNull().default(false),
-    /** "None" | "OneTimePassword" | "Webauthn" | "Email" (API.md UserInfo.mfa_method) */
+    /** "None" | "OneTimePassword" | "Webauthn" | "Email" (docs/api.md UserInfo.mfa_method) */
     mfaMethod: text("mfa_method").notNull().default("None"),
     totpEnabled: boolean("totp_enabled").notNull().default(false),
     emailMfaEnabled: boolean("email_mfa_enabled").notNull().default(false),

@@ -1,5 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { databaseReachable } from "@/lib/db/health";
+import { databaseReachable } from "@/lib/health/service";
 
 export const dynamic = "force-dynamic";
 

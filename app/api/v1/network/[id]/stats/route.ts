@@ -1,12 +1,8 @@
 import { route } from "@/lib/http/route";
-import { getDb } from "@/lib/db";
 import { statsQuerySchema } from "@/lib/stats/schema";
-import { DEFAULT_WINDOW_MS, networkStats } from "@/lib/stats/service";
-import { requireLocation } from "@/lib/locations/service";
+import { locationStats } from "@/lib/stats/service";
 import { parseId } from "@/lib/validation";
 
-export const GET = route({ access: "admin", query: statsQuerySchema }, async ({ params, query }) => {
-  const id = parseId(params.id);
-  await requireLocation(getDb(), id);
-  return networkStats(query.from ?? new Date(Date.now() - DEFAULT_WINDOW_MS), id);
-});
+export const GET = route({ access: "admin", query: statsQuerySchema }, async ({ params, query }) =>
+  locationStats(parseId(params.id), query.from),
+);
