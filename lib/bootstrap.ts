@@ -1,3 +1,4 @@
+import "server-only";
 import { eq, sql } from "drizzle-orm";
 import { randomBytes } from "node:crypto";
 import { transaction } from "./events";

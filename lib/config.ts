@@ -1,3 +1,4 @@
+import "server-only";
 
 /**
  * Runtime configuration. Everything is read from process.env at call time (not at import),

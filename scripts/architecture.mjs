@@ -26,10 +26,12 @@ export const LAYERS = [
   "secrets-file",
   "i18n",
   "api",
+  "log-errors",
+  "theme-script",
   "db",
   "events",
-  "wireguard",
   "net",
+  "wireguard",
   // domains, lowest first
   "activity",
   "enterprise",
@@ -45,6 +47,7 @@ export const LAYERS = [
   "groups",
   "stats",
   "gateways",
+  "platform",
   "webhooks",
   "health",
   // composition: processes and descriptions of the whole API
@@ -55,7 +58,7 @@ export const LAYERS = [
 ];
 
 /** lib/http (the route wrapper) may import only these besides itself: no domain service. */
-export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "config", "crypto", "i18n", "auth"];
+export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "theme-script", "config", "crypto", "i18n", "auth"];
 
 /** Browser-only code: no module under lib/ outside it may import it. */
 export const BROWSER = ["components/", "lib/toast/"];

@@ -5,10 +5,9 @@
  */
 export type ThemePreference = "system" | "light" | "dark";
 
-export const THEME_STORAGE_KEY = "defguard.theme";
-const DARK_QUERY = "(prefers-color-scheme: dark)";
+import { DARK_QUERY, THEME_SCRIPT, THEME_STORAGE_KEY } from "@/lib/theme-script";
 
-export const THEME_SCRIPT = `(function(){try{var p=localStorage.getItem(${JSON.stringify(THEME_STORAGE_KEY)});var d=p==="dark"||(p!=="light"&&matchMedia(${JSON.stringify(DARK_QUERY)}).matches);document.documentElement.classList.toggle("dark",d)}catch(e){}})()`;
+export { THEME_SCRIPT, THEME_STORAGE_KEY };
 
 function isPreference(v: unknown): v is ThemePreference {
   return v === "system" || v === "light" || v === "dark";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, count, desc, eq, gte, ilike, lte, or, sql, type SQL } from "drizzle-orm";
 import type { AnyPgColumn } from "drizzle-orm/pg-core";
 import { containsPattern } from "../db/like";

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Server-side gate for pages (server components only). The API routes have lib/http; pages
  * use this to refuse rendering admin screens to anyone but a signed-in admin.

@@ -1,3 +1,4 @@
+import "server-only";
 import { hash, verify } from "@node-rs/argon2";
 
 // argon2id (the library's default algorithm) with OWASP's recommended minimum: 19 MiB, t=2, p=1.

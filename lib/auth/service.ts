@@ -1,3 +1,4 @@
+import "server-only";
 import { or, sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { users } from "../db/schema";
@@ -60,7 +61,7 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
   await clearFailures(key, meta.ip);
   const actor = { userId: user.id, username: user.username, ip: meta.ip };
   if (!user.isActive) {
-    await recordActivity(getDb(), actor, { event: "user_login_failed", description: "Account is disabled" });
+    await transaction((tx) => recordActivity(tx, actor, { event: "user_login_failed", description: "Account is disabled" }));
     throw new AppError(401, MSG.disabled);
   }
 

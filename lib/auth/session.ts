@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, gt, ne, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, sessions, users } from "../db/schema";

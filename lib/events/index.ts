@@ -1,3 +1,4 @@
+import "server-only";
 import { getDb, getPool, type Tx } from "../db";
 import { describeError } from "../log-errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import pg from "pg";
 import { eq } from "drizzle-orm";
 import { databaseUrl, getDb } from "../db";

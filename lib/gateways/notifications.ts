@@ -1,3 +1,4 @@
+import "server-only";
 import { and, eq, isNotNull, isNull, lt, sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { transaction } from "../events";

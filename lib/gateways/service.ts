@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { gateways, locations } from "../db/schema";

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, asc, eq, inArray, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, users } from "../db/schema";

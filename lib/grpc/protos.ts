@@ -1,3 +1,4 @@
+import "server-only";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import { existsSync } from "node:fs";

@@ -1,3 +1,4 @@
+import "server-only";
 import { cookieSecure } from "../config";
 
 export function parseCookies(header: string | null): Record<string, string> {

@@ -1,3 +1,4 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import { z, type ZodType } from "zod";
 import en from "../../messages/en.json";

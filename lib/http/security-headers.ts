@@ -1,10 +1,11 @@
+import "server-only";
 /**
  * Response headers every answer of the console carries (pages and API), and the check for
  * malformed percent-escapes in a request path. Both run in server.ts before Next.js sees the
  * request.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { THEME_SCRIPT } from "../../components/theme/theme";
+import { THEME_SCRIPT } from "../theme-script";
 
 /** The one inline script we write ourselves (theme before first paint), allowed by its hash. */
 const THEME_SCRIPT_HASH = `'sha256-${createHash("sha256").update(THEME_SCRIPT).digest("base64")}'`;

@@ -1,3 +1,4 @@
+import "server-only";
 import { SESSION_COOKIE, SESSION_TTL_SECONDS, XSRF_COOKIE, xsrfTokenFor } from "../auth/session";
 import { serializeCookie } from "./cookies";
 

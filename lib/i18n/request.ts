@@ -1,3 +1,4 @@
+import "server-only";
 import { cookies, headers } from "next/headers";
 import { getRequestConfig } from "next-intl/server";
 import { formattingLocale, LOCALE_COOKIE, negotiateLocale } from "./negotiate";

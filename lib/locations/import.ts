@@ -1,3 +1,4 @@
+import "server-only";
 import { eq, inArray, sql } from "drizzle-orm";
 import { type Tx } from "../db";
 import { deviceLocations, devices, locationGroups, locations, users, groups } from "../db/schema";

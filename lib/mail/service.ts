@@ -1,3 +1,4 @@
+import "server-only";
 import nodemailer from "nodemailer";
 import { decryptSecret } from "../crypto";
 import { AppError, badRequest } from "../errors";

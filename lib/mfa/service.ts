@@ -1,3 +1,4 @@
+import "server-only";
 import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { randomBytes, randomInt } from "node:crypto";
 import {

@@ -1,3 +1,4 @@
+import "server-only";
 import { generate, generateSecret, generateURI } from "otplib";
 import { safeEqual } from "../crypto";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import { VERSION } from "../settings/info";
 import { OPERATIONS, type Operation } from "./operations";

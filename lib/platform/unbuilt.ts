@@ -1,3 +1,4 @@
+import "server-only";
 /**
  * Answers for defguard routes whose feature is not built yet: what defguard answers while the
  * feature is unused, so its clients polling them see no error. The issue that builds a feature

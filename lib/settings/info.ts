@@ -1,3 +1,4 @@
+import "server-only";
 import pkg from "../../package.json";
 import { licenseInfo, usageCounts } from "../enterprise/service";
 import { getSettings, smtpConfigured } from "./service";

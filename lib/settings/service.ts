@@ -1,3 +1,5 @@
+import "server-only";
+import { transaction } from "../events";
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { settings } from "../db/schema";
@@ -200,7 +202,7 @@ export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind
 
 /** PUT /settings (kind "put") and PATCH /settings ("patch"), in one transaction. */
 export async function saveSettings(actor: Actor, p: SettingsPatch, kind: "put" | "patch") {
-  return getDb().transaction((tx) => applySettings(tx, actor, p, kind));
+  return transaction((tx) => applySettings(tx, actor, p, kind));
 }
 
 /** GET /settings (admin). */
@@ -223,7 +225,7 @@ export async function readEnterpriseSettings() {
 
 /** PATCH /settings_enterprise (admin). */
 export async function patchEnterpriseSettings(actor: Actor, p: EnterpriseSettingsPatch) {
-  return getDb().transaction(async (tx) => {
+  return transaction(async (tx) => {
     const set: Partial<typeof settings.$inferInsert> = {};
     if (p.admin_device_management !== undefined) set.adminDeviceManagement = p.admin_device_management;
     if (p.client_traffic_policy !== undefined) set.clientTrafficPolicy = p.client_traffic_policy;

@@ -1,3 +1,4 @@
+import "server-only";
 import { getStatsPool } from "../db";
 import { describeError } from "../log-errors";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import { and, count, eq, inArray, isNull, gt, sql, type SQL } from "drizzle-orm";
 import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";

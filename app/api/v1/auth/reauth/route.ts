@@ -1,6 +1,6 @@
 import { json, route } from "@/lib/http/route";
 import { reauthSchema } from "@/lib/auth/schema";
-import { reauthenticate } from "@/lib/auth/reauth";
+import { reauthenticate } from "@/lib/mfa/reauth";
 
 /** Prove the password or a TOTP code again ("sudo mode" for changing sign-in security). */
 export const POST = route({ access: "user", allowWithoutMfa: true, body: reauthSchema }, async (ctx) => {

@@ -2,7 +2,8 @@ import { route } from "@/lib/http/route";
 import { codeSchema } from "@/lib/mfa/schema";
 import { verifyEmailLogin } from "@/lib/mfa/service";
 import { signedInResponse } from "@/lib/http/signed-in";
+import { getUserInfo } from "@/lib/users/service";
 
 export const POST = route({ access: "session", body: codeSchema }, async (ctx) =>
-  signedInResponse(await verifyEmailLogin(ctx.caller!.session, ctx, ctx.body.code)),
+  signedInResponse(await verifyEmailLogin(ctx.caller!.session, ctx, ctx.body.code), getUserInfo),
 );

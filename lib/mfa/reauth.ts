@@ -1,14 +1,15 @@
+import "server-only";
 import { eq } from "drizzle-orm";
 import { getDb } from "../db";
 import { users } from "../db/schema";
 import { badRequest, unauthorized } from "../errors";
 import { recordActivity } from "../activity/service";
 import { transaction } from "../events";
-import { checkTotp } from "../mfa/service";
-import { verifyPassword } from "./password";
-import { markReauthenticated, type Session } from "./session";
-import { assertNotLocked, clearFailures, recordFailure } from "./throttle";
-import type { ReauthInput } from "./schema";
+import { checkTotp } from "./service";
+import { verifyPassword } from "../auth/password";
+import { markReauthenticated, type Session } from "../auth/session";
+import { assertNotLocked, clearFailures, recordFailure } from "../auth/throttle";
+import type { ReauthInput } from "../auth/schema";
 
 export const REAUTH_MSG = {
   wrongPassword: "password is incorrect",
