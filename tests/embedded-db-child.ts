@@ -4,7 +4,7 @@
  * {url, pid} and keeps running until SIGTERM (which stops PostgreSQL cleanly). On a start-up
  * failure it prints the message like server.ts does and exits 1.
  *
- *   node --import tsx tests/embedded-db-child.ts <dir> <password> [rows]
+ *   node --import ./scripts/server-only-hook.mjs --import tsx tests/embedded-db-child.ts <dir> <password> [rows]
  */
 import pg from "pg";
 import { startEmbeddedPostgres } from "../lib/db/embedded";

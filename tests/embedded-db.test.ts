@@ -65,7 +65,7 @@ function runChild(
   args: string[],
   opts: { wrap?: string[]; env?: Record<string, string> } = {},
 ): Promise<{ child: ChildProcess; info: { url: string; pid: number; dir: string } }> {
-  const cmd = [...(opts.wrap ?? []), process.execPath, "--import", "tsx", "tests/embedded-db-child.ts", ...args];
+  const cmd = [...(opts.wrap ?? []), process.execPath, "--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "tests/embedded-db-child.ts", ...args];
   const child = spawn(cmd[0], cmd.slice(1), { cwd: repo, env: { ...process.env, ...opts.env }, stdio: ["ignore", "pipe", "pipe"] });
   children.push(child);
   let out = "";

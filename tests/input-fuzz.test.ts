@@ -196,8 +196,8 @@ describe("numbers are JSON numbers (no coercion of strings, booleans or null)", 
   it.each([
     ["PATCH /settings", { smtp_port: "25" }, "smtp_port"],
     ["PATCH /settings", { smtp_port: true }, "smtp_port"],
-    ["PATCH /settings", { gateway_inactivity_threshold: "10" }, "gateway_inactivity_threshold"],
-    ["PATCH /settings", { gateway_inactivity_threshold: null }, "gateway_inactivity_threshold"],
+    ["PATCH /settings", { gateway_disconnect_notifications_inactivity_threshold: "10" }, "gateway_disconnect_notifications_inactivity_threshold"],
+    ["PATCH /settings", { gateway_disconnect_notifications_inactivity_threshold: null }, "gateway_disconnect_notifications_inactivity_threshold"],
     ["POST /device/network", { name: "nd", location_id: "1", assigned_ips: "10.77.0.9", wireguard_pubkey: KEY }, "location_id"],
     ["POST /device/network", { name: "nd", location_id: true, assigned_ips: "10.77.0.9", wireguard_pubkey: KEY }, "location_id"],
   ])("%s %j → 400 naming the field, nothing changed", async (key, body, field) => {
