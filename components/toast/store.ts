@@ -1,5 +1,5 @@
 /**
- * Toast queue of SPEC §3/§4, free of any UI framework. The React renderer
+ * Toast queue, free of any UI framework. The React renderer
  * (components/ui/toaster.tsx) subscribes to a store created here.
  *
  * Rules: a new toast's id is the highest id currently held plus one (1 when none is held);
