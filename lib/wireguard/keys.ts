@@ -3,20 +3,13 @@
  * text form WireGuard uses (44 characters, "=" padded).
  */
 import { createPrivateKey, createPublicKey, randomBytes } from "node:crypto";
+import { isValidKey } from "./key-format";
+
+export { isValidKey };
 
 /** DER prefix of a PKCS#8 X25519 private key; the 32 raw key bytes follow it. */
 const PKCS8_X25519_PREFIX = Buffer.from("302e020100300506032b656e04220420", "hex");
 
-/**
- * Standard base64 of exactly 32 bytes: 43 symbols then "=". 32 bytes fill only 4 bits of
- * the 43rd symbol, so its low two bits must be zero (A, E, I, ... w, 0, 4, 8); `wg`
- * rejects the non-canonical spellings too.
- */
-const KEY_RE = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
-
-export function isValidKey(key: string): boolean {
-  return typeof key === "string" && KEY_RE.test(key);
-}
 
 export function publicKeyFromPrivate(privateKey: string): string {
   if (!isValidKey(privateKey)) throw new Error("invalid WireGuard private key");
