@@ -55,7 +55,14 @@ interface DataTableProps<T, K extends string> {
   /** Server- or client-side sort: the current key and direction, and what a header click does. */
   sort?: { key: K; dir: SortDirection; onSort: (key: K) => void };
   /** Row actions menu (last column): its accessible name per row and the items. */
-  actions?: { label: (row: T) => string; columnLabel: string; items: (row: T) => RowAction[] };
+  actions?: {
+    label: (row: T) => string;
+    columnLabel: string;
+    items: (row: T) => RowAction[];
+    /** A row's action still running: the menu button shows progress. */
+    busy?: (row: T) => boolean;
+    testId?: string;
+  };
   rowProps?: (row: T) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | undefined>;
   skeletonRows?: number;
   /** Under the table (pagination, counts). */
@@ -132,7 +139,13 @@ export function DataTable<T, K extends string = string>({
                   ))}
                   {actions && (
                     <TableCell className="w-10 pr-2 text-right" onClick={(e) => e.stopPropagation()}>
-                      <RowActionsMenu label={actions.label(row)} items={actions.items(row)} onConfirm={setConfirming} />
+                      <RowActionsMenu
+                        label={actions.label(row)}
+                        items={actions.items(row)}
+                        onConfirm={setConfirming}
+                        busy={actions.busy?.(row)}
+                        testId={actions.testId}
+                      />
                     </TableCell>
                   )}
                 </TableRow>
@@ -156,11 +169,23 @@ export function DataTable<T, K extends string = string>({
 }
 
 /** The "⋯" menu of a row; items with `confirm` open the table's confirm dialog. */
-export function RowActionsMenu({ label, items, onConfirm }: { label: string; items: RowAction[]; onConfirm: (c: RowConfirm) => void }) {
+export function RowActionsMenu({
+  label,
+  items,
+  onConfirm,
+  busy,
+  testId,
+}: {
+  label: string;
+  items: RowAction[];
+  onConfirm: (c: RowConfirm) => void;
+  busy?: boolean;
+  testId?: string;
+}) {
   return (
     <DropdownMenu>
       <DropdownMenuTrigger asChild>
-        <Button variant="ghost" size="icon" aria-label={label}>
+        <Button variant="ghost" size="icon" aria-label={label} loading={busy} data-testid={testId}>
           <MoreHorizontal aria-hidden />
         </Button>
       </DropdownMenuTrigger>
