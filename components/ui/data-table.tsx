@@ -61,7 +61,7 @@ interface DataTableProps<T, K extends string> {
     items: (row: T) => RowAction[];
     /** A row's action still running: the menu button shows progress. */
     busy?: (row: T) => boolean;
-    testId?: string;
+    testId?: string | ((row: T) => string);
   };
   rowProps?: (row: T) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | undefined>;
   skeletonRows?: number;
@@ -144,7 +144,7 @@ export function DataTable<T, K extends string = string>({
                         items={actions.items(row)}
                         onConfirm={setConfirming}
                         busy={actions.busy?.(row)}
-                        testId={actions.testId}
+                        testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
                       />
                     </TableCell>
                   )}
