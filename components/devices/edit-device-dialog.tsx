@@ -8,8 +8,7 @@ import type { z } from "zod";
 import { useTranslations } from "next-intl";
 import { api } from "@/lib/api/client";
 import { deviceSchema } from "@/lib/devices/schema";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
@@ -72,16 +71,7 @@ export function EditDeviceDialog({ username, device, onOpenChange }: EditDeviceD
           <Field label={t("publicKey")} error={errorOf("wireguard_pubkey")} hint={keyChanged ? t("keyChangeHint") : undefined}>
             <Input className="font-mono text-xs" autoComplete="off" spellCheck={false} {...form.register("wireguard_pubkey")} />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={save.pending}>
-                {t("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={save.pending} data-testid="edit-device-save">
-              {t("save")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("save")} pending={save.pending} submitTestId="edit-device-save" />
         </form>
       </DialogContent>
     </Dialog>

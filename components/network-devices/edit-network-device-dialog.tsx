@@ -11,8 +11,7 @@ import { editNetworkDeviceFormSchema, editPendingNetworkDeviceFormSchema } from 
 import { deviceKeys, type NetworkDevice } from "@/components/devices/api";
 import { useApiErrorText } from "@/components/devices/errors";
 import { useLocations } from "@/components/locations/api";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
@@ -97,16 +96,7 @@ export function EditNetworkDeviceDialog({ device, onOpenChange }: { device: Netw
           >
             <Input className="font-mono text-xs" autoComplete="off" spellCheck={false} {...form.register("wireguard_pubkey")} />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={save.pending}>
-                {t("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={save.pending} data-testid="nd-save">
-              {t("save")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("save")} pending={save.pending} submitTestId="nd-save" />
         </form>
       </DialogContent>
     </Dialog>

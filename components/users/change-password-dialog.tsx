@@ -11,8 +11,7 @@ import type { UserInfo } from "@/lib/api/types";
 import { passwordSchema, requiredOrType, V } from "@/lib/validation";
 import { useValidationMessages } from "@/components/forms/messages";
 import { displayName } from "@/components/shell/user-avatar";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { toast } from "@/components/ui/toaster";
@@ -53,7 +52,6 @@ interface ChangePasswordDialogProps {
  */
 export function ChangePasswordDialog({ user, self, open, onOpenChange }: ChangePasswordDialogProps) {
   const t = useTranslations("users.password");
-  const tc = useTranslations("common");
   const { fromKey } = useValidationMessages();
   const serverError = useServerError();
 
@@ -113,16 +111,7 @@ export function ChangePasswordDialog({ user, self, open, onOpenChange }: ChangeP
           <Field label={t("confirm")} error={message(errors.confirm?.message)}>
             <Input type="password" autoComplete="new-password" data-testid="password-confirm" {...form.register("confirm")} />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={save.isPending}>
-                {tc("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={save.isPending} data-testid="password-submit">
-              {t("submit")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("submit")} pending={save.isPending} submitTestId="password-submit" />
         </form>
       </DialogContent>
     </Dialog>
