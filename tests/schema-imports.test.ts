@@ -2,7 +2,7 @@ import { readdirSync, readFileSync, existsSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { dirname, join, relative, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { addDeviceFormSchema, deviceSchema, editPendingNetworkDeviceFormSchema } from "@/lib/devices/schema";
+import { addDeviceFormSchema, deviceSchema, editDeviceFormSchema, editPendingNetworkDeviceFormSchema } from "@/lib/devices/schema";
 
 /**
  * lib/<domain>/schema.ts is shared with the browser's forms, so nothing it imports (directly or
@@ -68,13 +68,16 @@ describe("device forms use the API's rules", () => {
       description: null,
     });
   });
-  it("the API refuses an empty key as required, and names over 64 characters", () => {
-    const r = deviceSchema.safeParse({ name: "x".repeat(65), wireguard_pubkey: "" });
-    expect(r.success ? [] : r.error.issues.map((i) => [i.path.join("."), i.message])).toEqual([
+  it("the edit form says the API's messages, with required for an empty key (the API says invalid)", () => {
+    const issues = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
+      r.success ? [] : r.error!.issues.map((i) => [i.path.join("."), i.message]);
+    expect(issues(editDeviceFormSchema.safeParse({ name: "x".repeat(65), wireguard_pubkey: "" }))).toEqual([
       ["name", "tooLong"],
       ["wireguard_pubkey", "required"],
     ]);
-    expect(deviceSchema.parse({ name: "a", wireguard_pubkey: ` ${key} ` }).wireguard_pubkey).toBe(key);
+    expect(issues(deviceSchema.safeParse({ name: "a", wireguard_pubkey: "" }))).toEqual([["wireguard_pubkey", "invalidKey"]]);
+    expect(issues(editDeviceFormSchema.safeParse({ name: "a", wireguard_pubkey: "nope" }))).toEqual([["wireguard_pubkey", "invalidKey"]]);
+    expect(editDeviceFormSchema.parse({ name: "a", wireguard_pubkey: ` ${key} ` }).wireguard_pubkey).toBe(key);
   });
   it("a network device waiting for the CLI may keep no key", () => {
     expect(editPendingNetworkDeviceFormSchema.parse({ name: "r1", description: "", wireguard_pubkey: "" }).wireguard_pubkey).toBeNull();

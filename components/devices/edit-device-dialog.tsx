@@ -7,7 +7,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { useTranslations } from "next-intl";
 import { api } from "@/lib/api/client";
-import { deviceSchema } from "@/lib/devices/schema";
+import { editDeviceFormSchema } from "@/lib/devices/schema";
 import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -22,8 +22,8 @@ interface EditDeviceDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-type Values = z.input<typeof deviceSchema>;
-type Parsed = z.output<typeof deviceSchema>;
+type Values = z.input<typeof editDeviceFormSchema>;
+type Parsed = z.output<typeof editDeviceFormSchema>;
 
 /** Name, description and public key of a user device (PUT /device/{id}). */
 export function EditDeviceDialog({ username, device, onOpenChange }: EditDeviceDialogProps) {
@@ -31,7 +31,7 @@ export function EditDeviceDialog({ username, device, onOpenChange }: EditDeviceD
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
   const form = useForm<Values, unknown, Parsed>({
-    resolver: zodResolver(deviceSchema),
+    resolver: zodResolver(editDeviceFormSchema),
     mode: "onBlur",
     defaultValues: { name: "", description: "", wireguard_pubkey: "" },
   });

@@ -13,11 +13,10 @@ export const deviceNameSchema = z
   .max(64, { error: V.tooLong })
   .regex(/^[^<>\p{Cc}]+$/u, { error: V.forbiddenChars });
 
-export const wireguardKeySchema = z
-  .string(requiredOrType)
-  .trim()
-  .min(1, { error: V.required, abort: true })
-  .refine(isValidKey, { error: "invalidKey" });
+export const wireguardKeySchema = z.string(requiredOrType).trim().refine(isValidKey, { error: "invalidKey" });
+
+/** The key as the forms check it: the API's rule, with "required" for an empty field. */
+const formKeySchema = z.string().trim().min(1, { error: V.required }).pipe(wireguardKeySchema);
 
 const description = z
   .string({ error: V.invalidType })
@@ -81,9 +80,12 @@ export type KeyMethod = z.infer<typeof keyMethodSchema>;
 
 function ownKeyRequired(v: { method: KeyMethod; wireguard_pubkey: string }, ctx: z.RefinementCtx) {
   if (v.method !== "own") return;
-  const r = wireguardKeySchema.safeParse(v.wireguard_pubkey);
+  const r = formKeySchema.safeParse(v.wireguard_pubkey);
   if (!r.success) ctx.addIssue({ code: "custom", path: ["wireguard_pubkey"], message: r.error.issues[0].message });
 }
+
+/** The edit form of a user device (PUT /device/{id}). */
+export const editDeviceFormSchema = deviceSchema.extend({ wireguard_pubkey: formKeySchema });
 
 /** The add-device form (POST /device/{username}): name, description and the key's method. */
 export const addDeviceFormSchema = deviceSchema
@@ -102,7 +104,7 @@ export const addNetworkDeviceFormSchema = networkDeviceCliSchema
   .superRefine(ownKeyRequired);
 
 /** The edit form of a network device (addresses checked apart); a device waiting for the CLI may stay without a key. */
-export const editNetworkDeviceFormSchema = networkDeviceSchema.pick({ name: true, description: true, wireguard_pubkey: true });
+export const editNetworkDeviceFormSchema = networkDeviceSchema.pick({ name: true, description: true }).extend({ wireguard_pubkey: formKeySchema });
 export const editPendingNetworkDeviceFormSchema = editNetworkDeviceFormSchema.extend({
-  wireguard_pubkey: z.union([z.literal("").transform(() => null), wireguardKeySchema]),
+  wireguard_pubkey: z.union([z.literal("").transform(() => null), formKeySchema]),
 });
