@@ -13,7 +13,8 @@ export interface SubmitOptions<TOut, TResult> {
   mutationFn: (values: TOut) => Promise<TResult>;
   /** The success toast's text (none when it returns undefined). */
   success?: (result: TResult, values: TOut) => string | undefined;
-  onSuccess?: (result: TResult, values: TOut) => void;
+  /** May return a promise (e.g. refetches): the submit stays in progress until it settles. */
+  onSuccess?: (result: TResult, values: TOut) => unknown;
   /** Turns an error of the call into a sentence in the user's language. */
   errorText: (err: unknown) => string;
   /** Title of the error toast; the server's message goes under it. Without it the message is the toast. */
@@ -51,7 +52,7 @@ export function useSubmit<TIn extends FieldValues, TOut, TResult = unknown>(
     onSuccess: (result, v) => {
       const text = opts.current.success?.(result, v);
       if (text) toast.success(text);
-      opts.current.onSuccess?.(result, v);
+      return opts.current.onSuccess?.(result, v);
     },
     onError: (err, v) => {
       const o = opts.current;
