@@ -61,7 +61,7 @@ export const LAYERS = [
 export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "theme-script", "config", "crypto", "i18n", "auth"];
 
 /** Browser-only code: no module under lib/ outside it may import it. */
-export const BROWSER = ["components/", "lib/toast/"];
+export const BROWSER = ["components/"];
 
 /** Packages (or package prefixes) that only run in Node.js on the server. */
 export const SERVER_PACKAGES = [

@@ -1,26 +1,26 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useState } from "react";
 import Link from "next/link";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
 import { useTranslations } from "next-intl";
 import { ArrowLeft, CheckCircle2, Plus } from "lucide-react";
-import { ApiBadRequestError, api } from "@/lib/api/client";
-import { useValidationMessages } from "@/components/forms/messages";
+import { api } from "@/lib/api/client";
+import { addDeviceFormSchema } from "@/lib/devices/schema";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { Textarea } from "@/components/ui/textarea";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { deviceKeys, type CreatedDevice, type CreatedDeviceBody } from "./api";
 import { ConfigResult } from "./config-result";
 import { useApiErrorText } from "./errors";
 import { KeyMethodField } from "./key-method";
-import { addDeviceSchema, type AddDeviceValues } from "./schema";
 import { generateKeyPair } from "./wg-keys";
 
 interface AddDeviceProps {
@@ -36,74 +36,52 @@ interface Result {
   privateKey: string | null;
 }
 
-const FIELDS = ["name", "description", "wireguard_pubkey"] as const;
+type Values = z.input<typeof addDeviceFormSchema>;
+type Parsed = z.output<typeof addDeviceFormSchema>;
 
 /** Add device page: name and key, then the configs (with the browser-made private key, once). */
 export function AddDevice({ username, self }: AddDeviceProps) {
   const t = useTranslations("devices.add");
-  const { fromKey } = useValidationMessages();
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
   const [result, setResult] = useState<Result | null>(null);
-  const busy = useRef(false);
   const backHref = self ? "/devices" : `/devices?user=${encodeURIComponent(username)}`;
 
-  const form = useForm<AddDeviceValues>({
-    resolver: zodResolver(addDeviceSchema),
+  const form = useForm<Values, unknown, Parsed>({
+    resolver: zodResolver(addDeviceFormSchema),
     mode: "onBlur",
     defaultValues: { name: "", description: "", method: "generate", wireguard_pubkey: "" },
   });
-  const { errors } = form.formState;
   const method = form.watch("method");
 
-  const create = useMutation({
-    mutationFn: async (v: AddDeviceValues): Promise<Result> => {
+  const create = useSubmit(form, {
+    mutationFn: async (v): Promise<Result> => {
       const keys = v.method === "generate" ? await generateKeyPair() : null;
       const created = await api.post<CreatedDeviceBody>(`/device/${encodeURIComponent(username)}`, {
         name: v.name,
-        description: v.description || null,
+        description: v.description,
         wireguard_pubkey: keys ? keys.publicKey : v.wireguard_pubkey.trim(),
       });
       return { created, privateKey: keys?.privateKey ?? null };
     },
+    success: (r) => t("added", { name: r.created.device.name }),
     onSuccess: (r) => {
       setResult(r);
-      toast.success(t("added", { name: r.created.device.name }));
       void queryClient.invalidateQueries({ queryKey: deviceKeys.user(username) });
       void queryClient.invalidateQueries({ queryKey: ["user", username] });
     },
-    onError: (err) => {
-      const field = err instanceof ApiBadRequestError ? err.field : undefined;
-      if (field && (FIELDS as readonly string[]).includes(field)) {
-        form.setError(field as (typeof FIELDS)[number], { message: errorText(err) }, { shouldFocus: true });
-        // A generated key the server refused: say it about the method, not a hidden field.
-        if (field === "wireguard_pubkey" && form.getValues("method") === "generate") toast.error(errorText(err));
-      } else {
-        toast.error(t("failed"), { subMessage: errorText(err) });
-      }
-    },
+    errorText,
+    failure: t("failed"),
+    // A generated key the server refused: say it about the method, not a hidden field.
+    toastFieldErrors: (field) => field === "wireguard_pubkey" && form.getValues("method") === "generate",
   });
-
-  const onSubmit = form.handleSubmit(async (v) => {
-    if (busy.current) return;
-    busy.current = true;
-    try {
-      await create.mutateAsync(v).catch(() => undefined);
-    } finally {
-      busy.current = false;
-    }
-  });
+  const { errorOf, onSubmit } = create;
 
   function addAnother() {
     setResult(null);
     create.reset();
     form.reset({ name: "", description: "", method: form.getValues("method"), wireguard_pubkey: "" });
   }
-
-  const errorOf = (name: keyof AddDeviceValues) => {
-    const m = errors[name]?.message;
-    return m ? fromKey(m) : undefined;
-  };
 
   if (result) {
     const { created, privateKey } = result;
@@ -168,7 +146,7 @@ export function AddDevice({ username, self }: AddDeviceProps) {
                 form.setValue("method", m);
                 form.clearErrors("wireguard_pubkey");
               }}
-              disabled={create.isPending}
+              disabled={create.pending}
             />
             {method === "own" && (
               <Field label={t("publicKey")} error={errorOf("wireguard_pubkey")} hint={t("publicKeyHint")}>
@@ -187,7 +165,7 @@ export function AddDevice({ username, self }: AddDeviceProps) {
               <Button variant="secondary" asChild>
                 <Link href={backHref}>{t("cancel")}</Link>
               </Button>
-              <Button type="submit" loading={create.isPending} data-testid="add-device-submit">
+              <Button type="submit" loading={create.pending} data-testid="add-device-submit">
                 {t("submit")}
               </Button>
             </div>

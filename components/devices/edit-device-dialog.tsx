@@ -3,19 +3,18 @@
 import { useEffect } from "react";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
+import type { z } from "zod";
 import { useTranslations } from "next-intl";
-import { ApiBadRequestError, api } from "@/lib/api/client";
-import { useValidationMessages } from "@/components/forms/messages";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { api } from "@/lib/api/client";
+import { editDeviceFormSchema } from "@/lib/devices/schema";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { deviceKeys, type UserDevice } from "./api";
 import { useApiErrorText } from "./errors";
-import { editDeviceSchema, type EditDeviceValues } from "./schema";
 
 interface EditDeviceDialogProps {
   username: string;
@@ -23,58 +22,44 @@ interface EditDeviceDialogProps {
   onOpenChange: (open: boolean) => void;
 }
 
-const FIELDS = ["name", "description", "wireguard_pubkey"] as const;
+type Values = z.input<typeof editDeviceFormSchema>;
+type Parsed = z.output<typeof editDeviceFormSchema>;
 
 /** Name, description and public key of a user device (PUT /device/{id}). */
 export function EditDeviceDialog({ username, device, onOpenChange }: EditDeviceDialogProps) {
   const t = useTranslations("devices.edit");
-  const { fromKey } = useValidationMessages();
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
-  const form = useForm<EditDeviceValues>({
-    resolver: zodResolver(editDeviceSchema),
+  const form = useForm<Values, unknown, Parsed>({
+    resolver: zodResolver(editDeviceFormSchema),
     mode: "onBlur",
     defaultValues: { name: "", description: "", wireguard_pubkey: "" },
   });
-  const { errors } = form.formState;
 
   useEffect(() => {
     if (device) form.reset({ name: device.name, description: device.description ?? "", wireguard_pubkey: device.wireguard_pubkey });
   }, [device, form]);
 
-  const save = useMutation({
-    mutationFn: (v: EditDeviceValues) =>
-      api.put(`/device/${device!.id}`, {
-        name: v.name,
-        description: v.description || null,
-        wireguard_pubkey: v.wireguard_pubkey,
-      }),
-    onSuccess: (_, v) => {
-      toast.success(t("saved", { name: v.name }));
+  const save = useSubmit(form, {
+    mutationFn: (v) => api.put(`/device/${device!.id}`, v),
+    success: (_, v) => t("saved", { name: v.name }),
+    onSuccess: () => {
       void queryClient.invalidateQueries({ queryKey: deviceKeys.user(username) });
       onOpenChange(false);
     },
-    onError: (err) => {
-      const field = err instanceof ApiBadRequestError ? err.field : undefined;
-      if (field && (FIELDS as readonly string[]).includes(field)) {
-        form.setError(field as (typeof FIELDS)[number], { message: errorText(err) }, { shouldFocus: true });
-      } else toast.error(t("failed"), { subMessage: errorText(err) });
-    },
+    errorText,
+    failure: t("failed"),
   });
-
-  const errorOf = (name: keyof EditDeviceValues) => {
-    const m = errors[name]?.message;
-    return m ? fromKey(m) : undefined;
-  };
-  const keyChanged = device && form.watch("wireguard_pubkey").trim() !== device.wireguard_pubkey;
+  const { errorOf } = save;
+  const keyChanged = device && (form.watch("wireguard_pubkey") ?? "").trim() !== device.wireguard_pubkey;
 
   return (
-    <Dialog open={!!device} onOpenChange={(o) => !save.isPending && onOpenChange(o)}>
+    <Dialog open={!!device} onOpenChange={(o) => !save.pending && onOpenChange(o)}>
       <DialogContent title={t("title", { name: device?.name ?? "" })} description={t("description")} className="max-w-lg">
         <form
           noValidate
           data-testid="edit-device-form"
-          onSubmit={form.handleSubmit((v) => !save.isPending && save.mutate(v))}
+          onSubmit={save.onSubmit}
           className="flex flex-col gap-4"
         >
           <Field label={t("name")} error={errorOf("name")}>
@@ -86,16 +71,7 @@ export function EditDeviceDialog({ username, device, onOpenChange }: EditDeviceD
           <Field label={t("publicKey")} error={errorOf("wireguard_pubkey")} hint={keyChanged ? t("keyChangeHint") : undefined}>
             <Input className="font-mono text-xs" autoComplete="off" spellCheck={false} {...form.register("wireguard_pubkey")} />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={save.isPending}>
-                {t("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={save.isPending} data-testid="edit-device-save">
-              {t("save")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("save")} pending={save.pending} submitTestId="edit-device-save" />
         </form>
       </DialogContent>
     </Dialog>

@@ -4,10 +4,10 @@ import { useId, type ReactNode } from "react";
 import { KeyRound, Sparkles, Terminal } from "lucide-react";
 import { useTranslations } from "next-intl";
 import { cn } from "@/components/ui/cn";
-import type { KeyMethod } from "./schema";
+import type { KeyMethod } from "@/lib/devices/schema";
 
 /** Network devices may also leave the key to the defguard CLI on the device. */
-export type SetupMethod = KeyMethod | "cli";
+export type SetupMethod = KeyMethod;
 
 interface KeyMethodFieldProps<M extends SetupMethod> {
   value: M;

@@ -6,20 +6,16 @@
  * Keys are the standard base64 text WireGuard uses (32 bytes, 44 characters, "=" padded).
  */
 
+import { isValidKey as isValidKeyText } from "@/lib/wireguard/key-format";
+
 export interface WgKeyPair {
   privateKey: string;
   publicKey: string;
 }
 
-/**
- * Standard base64 of exactly 32 bytes: 43 symbols then "=". The 43rd symbol carries only 4
- * bits, so its two low bits must be zero; `wg` refuses the other spellings (same rule as the
- * server's lib/wireguard/keys.ts).
- */
-const KEY_RE = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;
-
+/** The server's key rule (lib/wireguard/key-format.ts), ignoring surrounding blanks. */
 export function isValidKey(key: string): boolean {
-  return typeof key === "string" && KEY_RE.test(key.trim());
+  return typeof key === "string" && isValidKeyText(key.trim());
 }
 
 export function bytesToBase64(bytes: Uint8Array): string {

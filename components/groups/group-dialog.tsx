@@ -1,23 +1,21 @@
 "use client";
 
-import { useEffect, useMemo, useRef, useState } from "react";
+import { useEffect, useMemo, useState } from "react";
 import { useTranslations } from "next-intl";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { ShieldCheck } from "lucide-react";
-import { api, ApiBadRequestError } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import { groupSchema } from "@/lib/groups/schema";
-import { useValidationMessages } from "@/components/forms/messages";
 import { displayName } from "@/components/shell/user-avatar";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { MultiSelect } from "@/components/ui/multi-select";
 import { Switch } from "@/components/ui/switch";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { useMultiSelectLabels } from "@/components/users/labels";
 import { useUserSearch } from "@/components/users/queries";
@@ -70,58 +68,42 @@ function MembersPicker({ value, onChange }: { value: string[]; onChange: (v: str
 /** Create a group, or edit one: rename (members stay), admin flag, members. */
 export function GroupDialog({ group, open, onOpenChange }: GroupDialogProps) {
   const t = useTranslations("groups.dialog");
-  const tc = useTranslations("common");
   const client = useQueryClient();
-  const { fromKey } = useValidationMessages();
   const serverError = useServerError();
-  const sending = useRef(false);
 
   const form = useForm<FormInput, unknown, FormOutput>({
     resolver: zodResolver(groupSchema),
     mode: "onTouched",
     defaultValues: { name: "", members: [], is_admin: false },
   });
-  const { errors } = form.formState;
 
   useEffect(() => {
     if (open) form.reset({ name: group?.name ?? "", members: group?.members ?? [], is_admin: group?.is_admin ?? false });
   }, [open, group, form]);
 
-  const save = useMutation({
-    mutationFn: (v: FormOutput) => (group ? api.put(groupPath(group.name), v) : api.post("/group", v)),
-    onSettled: () => {
-      sending.current = false;
-    },
-    onSuccess: async (_d, v) => {
-      toast.success(group ? t("saved", { name: v.name }) : t("created", { name: v.name }));
+  const save = useSubmit(form, {
+    mutationFn: (v) => (group ? api.put(groupPath(group.name), v) : api.post("/group", v)),
+    success: (_d, v) => (group ? t("saved", { name: v.name }) : t("created", { name: v.name })),
+    onSuccess: async () => {
       onOpenChange(false);
       await refreshAfterGroupChange(client);
     },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && (err.field === "name" || err.field === "members")) {
-        form.setError(err.field, { message: serverError(err) }, { shouldFocus: err.field === "name" });
-        return;
-      }
-      toast.error(group ? t("saveFailed") : t("createFailed"), { subMessage: serverError(err) });
-    },
+    errorText: serverError,
+    failure: group ? t("saveFailed") : t("createFailed"),
+    fields: ["name", "members"],
   });
-
-  function submit(v: FormOutput) {
-    if (sending.current) return;
-    sending.current = true;
-    save.mutate(v);
-  }
+  const { errorOf } = save;
 
   return (
-    <Dialog open={open} onOpenChange={(next) => !save.isPending && onOpenChange(next)}>
+    <Dialog open={open} onOpenChange={(next) => !save.pending && onOpenChange(next)}>
       <DialogContent
         data-testid="group-dialog"
         title={group ? t("editTitle", { name: group.name }) : t("createTitle")}
         description={group ? t("editDescription") : t("createDescription")}
         className="max-w-lg"
       >
-        <form noValidate onSubmit={form.handleSubmit(submit)} className="flex flex-col gap-4">
-          <Field label={t("name")} error={fromKey(errors.name?.message)} hint={group ? t("renameHint") : undefined}>
+        <form noValidate onSubmit={save.onSubmit} className="flex flex-col gap-4">
+          <Field label={t("name")} error={errorOf("name")} hint={group ? t("renameHint") : undefined}>
             <Input data-testid="group-name" autoComplete="off" autoFocus {...form.register("name")} />
           </Field>
           <Controller
@@ -140,23 +122,14 @@ export function GroupDialog({ group, open, onOpenChange }: GroupDialogProps) {
               </div>
             )}
           />
-          <Field label={t("members")} error={errors.members?.message ? fromKey(errors.members.message) : undefined} hint={t("membersHint")}>
+          <Field label={t("members")} error={errorOf("members")} hint={t("membersHint")}>
             <Controller
               control={form.control}
               name="members"
               render={({ field }) => <MembersPicker value={field.value ?? []} onChange={field.onChange} />}
             />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={save.isPending}>
-                {tc("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={save.isPending || form.formState.isSubmitting} data-testid="group-submit">
-              {group ? t("save") : t("create")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={group ? t("save") : t("create")} pending={save.pending} submitTestId="group-submit" />
         </form>
       </DialogContent>
     </Dialog>

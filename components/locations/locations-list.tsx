@@ -1,43 +1,18 @@
 "use client";
 
-import { useState } from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { MapPin, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
+import { MapPin, Pencil, Plus, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { useApiErrorText } from "@/components/devices/errors";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
-import { EmptyState } from "@/components/ui/empty-state";
-import { InlineError } from "@/components/ui/inline-error";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { PageHeader } from "@/components/ui/page-header";
-import {
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableHeader,
-  TableMessageRow,
-  TableRow,
-  TableSkeletonRows,
-} from "@/components/ui/table";
 import { toast } from "@/components/ui/toaster";
 import { locationKeys, mfaModeOf, useLocations, type Location, type MfaMode } from "./api";
-
-const COLUMNS = [
-  { width: "w-28" },
-  { width: "w-32", className: "hidden lg:table-cell" },
-  { width: "w-40", className: "hidden md:table-cell" },
-  { width: "w-24", className: "hidden lg:table-cell" },
-  { width: "w-16", className: "hidden sm:table-cell" },
-  { width: "w-20" },
-  { width: "w-6" },
-];
 
 export function GatewayBadge({ location }: { location: Location }) {
   const t = useTranslations("locations.list");
@@ -53,66 +28,6 @@ export function MfaBadge({ mode }: { mode: MfaMode }) {
   return <Badge tone={mode === "disabled" ? "neutral" : "info"}>{t(mode)}</Badge>;
 }
 
-function Row({ location: l, onDelete }: { location: Location; onDelete: () => void }) {
-  const t = useTranslations("locations.list");
-  const router = useRouter();
-  const href = `/locations/${l.id}/edit`;
-  return (
-    <TableRow className="cursor-pointer" onClick={() => router.push(href)} data-testid="location-row" data-location={l.name}>
-      <TableCell className="max-w-56">
-        <Link href={href} onClick={(e) => e.stopPropagation()} className="block truncate font-medium text-fg hover:underline focus-visible:outline-2">
-          {l.name}
-        </Link>
-        <span className="block truncate font-mono text-xs text-fg-muted md:hidden">
-          {l.endpoint}:{l.port}
-        </span>
-      </TableCell>
-      <TableCell className="hidden font-mono text-xs lg:table-cell">{l.address.join(", ")}</TableCell>
-      <TableCell className="hidden max-w-64 truncate font-mono text-xs md:table-cell">
-        {l.endpoint}:{l.port}
-      </TableCell>
-      <TableCell className="hidden lg:table-cell">
-        {l.allowed_groups.length === 0 ? (
-          <span className="text-xs text-fg-muted">{t("allUsers")}</span>
-        ) : (
-          <span className="flex flex-wrap gap-1">
-            {l.allowed_groups.slice(0, 3).map((g) => (
-              <Badge key={g}>{g}</Badge>
-            ))}
-            {l.allowed_groups.length > 3 && <Badge>+{l.allowed_groups.length - 3}</Badge>}
-          </span>
-        )}
-      </TableCell>
-      <TableCell className="hidden sm:table-cell">
-        <MfaBadge mode={mfaModeOf(l)} />
-      </TableCell>
-      <TableCell>
-        <GatewayBadge location={l} />
-      </TableCell>
-      <TableCell className="w-10 pr-2 text-right" onClick={(e) => e.stopPropagation()}>
-        <DropdownMenu>
-          <DropdownMenuTrigger asChild>
-            <Button variant="ghost" size="icon" aria-label={t("actions", { name: l.name })}>
-              <MoreHorizontal aria-hidden />
-            </Button>
-          </DropdownMenuTrigger>
-          <DropdownMenuContent align="end">
-            <DropdownMenuItem onSelect={() => router.push(href)}>
-              <Pencil aria-hidden />
-              {t("edit")}
-            </DropdownMenuItem>
-            <DropdownMenuSeparator />
-            <DropdownMenuItem danger onSelect={onDelete}>
-              <Trash2 aria-hidden />
-              {t("delete")}
-            </DropdownMenuItem>
-          </DropdownMenuContent>
-        </DropdownMenu>
-      </TableCell>
-    </TableRow>
-  );
-}
-
 /** Locations: name, addresses, endpoint, allowed groups, MFA mode and gateway state; "Add location" opens the wizard. */
 export function LocationsList() {
   const t = useTranslations("locations.list");
@@ -120,7 +35,8 @@ export function LocationsList() {
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
   const locations = useLocations();
-  const [deleting, setDeleting] = useState<Location | null>(null);
+  const router = useRouter();
+  const hrefOf = (l: Location) => `/locations/${l.id}/edit`;
 
   async function remove(l: Location) {
     try {
@@ -144,55 +60,84 @@ export function LocationsList() {
     </Button>
   );
 
+  const columns: DataColumn<Location>[] = [
+    {
+      header: t("name"),
+      skeleton: "w-28",
+      cellClassName: "max-w-56",
+      cell: (l) => (
+        <>
+          <Link href={hrefOf(l)} onClick={(e) => e.stopPropagation()} className="block truncate font-medium text-fg hover:underline focus-visible:outline-2">
+            {l.name}
+          </Link>
+          <span className="block truncate font-mono text-xs text-fg-muted md:hidden">
+            {l.endpoint}:{l.port}
+          </span>
+        </>
+      ),
+    },
+    { header: t("addresses"), skeleton: "w-32", className: "hidden lg:table-cell", cellClassName: "font-mono text-xs", cell: (l) => l.address.join(", ") },
+    {
+      header: t("endpoint"),
+      skeleton: "w-40",
+      className: "hidden md:table-cell",
+      cellClassName: "max-w-64 truncate font-mono text-xs",
+      cell: (l) => `${l.endpoint}:${l.port}`,
+    },
+    {
+      header: t("groups"),
+      skeleton: "w-24",
+      className: "hidden lg:table-cell",
+      cell: (l) =>
+        l.allowed_groups.length === 0 ? (
+          <span className="text-xs text-fg-muted">{t("allUsers")}</span>
+        ) : (
+          <span className="flex flex-wrap gap-1">
+            {l.allowed_groups.slice(0, 3).map((g) => (
+              <Badge key={g}>{g}</Badge>
+            ))}
+            {l.allowed_groups.length > 3 && <Badge>+{l.allowed_groups.length - 3}</Badge>}
+          </span>
+        ),
+    },
+    { header: t("mfa"), skeleton: "w-16", className: "hidden sm:table-cell", cell: (l) => <MfaBadge mode={mfaModeOf(l)} /> },
+    { header: t("gateway"), skeleton: "w-20", cell: (l) => <GatewayBadge location={l} /> },
+  ];
+
   return (
     <>
       <PageHeader title={t("title")} description={t("description")} action={add} />
-      <TableContainer>
-        <Table>
-          <TableHeader>
-            <tr>
-              <TableHead>{t("name")}</TableHead>
-              <TableHead className="hidden lg:table-cell">{t("addresses")}</TableHead>
-              <TableHead className="hidden md:table-cell">{t("endpoint")}</TableHead>
-              <TableHead className="hidden lg:table-cell">{t("groups")}</TableHead>
-              <TableHead className="hidden sm:table-cell">{t("mfa")}</TableHead>
-              <TableHead>{t("gateway")}</TableHead>
-              <TableHead className="w-10">
-                <span className="sr-only">{t("actionsColumn")}</span>
-              </TableHead>
-            </tr>
-          </TableHeader>
-          <TableBody>
-            {locations.isPending ? (
-              <TableSkeletonRows rows={4} columns={COLUMNS} />
-            ) : locations.isError ? (
-              <TableMessageRow colSpan={7}>
-                <InlineError
-                  className="m-4"
-                  message={t("loadFailed")}
-                  detail={errorText(locations.error)}
-                  onRetry={() => locations.refetch()}
-                  retrying={locations.isFetching}
-                />
-              </TableMessageRow>
-            ) : locations.data.length === 0 ? (
-              <TableMessageRow colSpan={7}>
-                <EmptyState icon={MapPin} title={t("emptyTitle")} description={t("emptyDescription")} action={add} />
-              </TableMessageRow>
-            ) : (
-              locations.data.map((l) => <Row key={l.id} location={l} onDelete={() => setDeleting(l)} />)
-            )}
-          </TableBody>
-        </Table>
-      </TableContainer>
-      <ConfirmDialog
-        open={!!deleting}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title={tEdit("deleteTitle", { name: deleting?.name ?? "" })}
-        description={tEdit("deleteDescription")}
-        confirmLabel={tEdit("deleteConfirm")}
-        danger
-        onConfirm={() => deleting && remove(deleting)}
+      <DataTable
+        columns={columns}
+        rows={locations.data}
+        rowKey={(l) => l.id}
+        skeletonRows={4}
+        error={
+          locations.isError
+            ? { message: t("loadFailed"), detail: errorText(locations.error), onRetry: () => void locations.refetch(), retrying: locations.isFetching }
+            : null
+        }
+        empty={{ icon: MapPin, title: t("emptyTitle"), description: t("emptyDescription"), action: add }}
+        rowProps={(l) => ({ className: "cursor-pointer", onClick: () => router.push(hrefOf(l)), "data-testid": "location-row", "data-location": l.name })}
+        actions={{
+          label: (l) => t("actions", { name: l.name }),
+          columnLabel: t("actionsColumn"),
+          items: (l) => [
+            { label: t("edit"), icon: Pencil, onSelect: () => router.push(hrefOf(l)) },
+            {
+              label: t("delete"),
+              icon: Trash2,
+              danger: true,
+              separated: true,
+              confirm: {
+                title: tEdit("deleteTitle", { name: l.name }),
+                description: tEdit("deleteDescription"),
+                confirmLabel: tEdit("deleteConfirm"),
+                run: () => remove(l),
+              },
+            },
+          ],
+        }}
       />
     </>
   );

@@ -1,5 +1,6 @@
 "use client";
 
+import type { ReactNode } from "react";
 import { LanguageSwitch } from "@/components/i18n/language-switch";
 import { useEssentials } from "@/components/settings/queries";
 import { useBranding } from "@/components/shell/brand";
@@ -9,9 +10,19 @@ import { LoginForm } from "./login-form";
 /** Sign-in page: main logo and instance name above the credentials card, language switch in the corner. */
 export function LoginScreen({ returnTo }: { returnTo: string | null }) {
   const essentials = useEssentials();
-  const { name, mainLogo } = useBranding();
+  const { name } = useBranding();
   if (essentials.isPending) return <LoadingScreen />;
 
+  return (
+    <AuthFrame>
+      <LoginForm returnTo={returnTo} name={name} />
+    </AuthFrame>
+  );
+}
+
+/** The signed-out pages' frame: language switch in the corner, main logo and instance name above a card. */
+export function AuthFrame({ children }: { children: ReactNode }) {
+  const { name, mainLogo } = useBranding();
   return (
     <div className="flex min-h-dvh flex-col">
       <header className="flex justify-end p-4">
@@ -23,9 +34,7 @@ export function LoginScreen({ returnTo }: { returnTo: string | null }) {
             <img src={mainLogo} alt="" className="max-h-[100px] max-w-[250px] object-contain" />
             <p className="text-sm font-medium text-fg-muted">{name}</p>
           </div>
-          <div className="rounded-lg border border-border bg-surface p-6 shadow-sm md:p-8">
-            <LoginForm returnTo={returnTo} name={name} />
-          </div>
+          <div className="rounded-lg border border-border bg-surface p-6 shadow-sm md:p-8">{children}</div>
         </div>
       </main>
     </div>

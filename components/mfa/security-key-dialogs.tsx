@@ -10,8 +10,7 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { renameSchema } from "@/lib/mfa/schema";
 import { ApiBadRequestError } from "@/lib/api/client";
 import { useValidationMessages } from "@/components/forms/messages";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { mfaApi, type CodesBody, type SecurityKey } from "./api";
@@ -38,7 +37,6 @@ interface AddKeyDialogProps {
 /** Add security key: a name, then the browser's registration ceremony, then the server's check. */
 export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDialogProps) {
   const t = useTranslations("mfa.keys");
-  const tc = useTranslations("common");
   const { fromKey, fromServer } = useValidationMessages();
   const { messageOf } = useMfaErrors();
   const [failure, setFailure] = useState<string | null>(null);
@@ -96,16 +94,7 @@ export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDial
               {t("touchKey")}
             </p>
           )}
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={isSubmitting}>
-                {tc("cancel")}
-              </Button>
-            </DialogClose>
-            <Button data-testid="add-key-submit" type="submit" loading={isSubmitting}>
-              {t("register")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("register")} pending={isSubmitting} submitTestId="add-key-submit" />
         </form>
       </DialogContent>
     </Dialog>
@@ -120,7 +109,6 @@ interface RenameKeyDialogProps {
 
 export function RenameSecurityKeyDialog({ securityKey, onOpenChange, onRename }: RenameKeyDialogProps) {
   const t = useTranslations("mfa.keys");
-  const tc = useTranslations("common");
   const { fromKey, fromServer } = useValidationMessages();
   const { messageOf } = useMfaErrors();
   const form = useNameForm(securityKey?.name ?? "");
@@ -158,16 +146,7 @@ export function RenameSecurityKeyDialog({ securityKey, onOpenChange, onRename }:
               {...form.register("name", { onBlur: (e: { target: { value: string } }) => e.target.value && void form.trigger("name") })}
             />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={isSubmitting}>
-                {tc("cancel")}
-              </Button>
-            </DialogClose>
-            <Button data-testid="rename-key-submit" type="submit" loading={isSubmitting}>
-              {t("save")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("save")} pending={isSubmitting} submitTestId="rename-key-submit" />
         </form>
       </DialogContent>
     </Dialog>

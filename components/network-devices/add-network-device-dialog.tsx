@@ -1,20 +1,19 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import Link from "next/link";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { z } from "zod";
+import type { z } from "zod";
 import { Info } from "lucide-react";
 import { ApiBadRequestError, api, type Stripped } from "@/lib/api/client";
-import { useValidationMessages } from "@/components/forms/messages";
+import { addNetworkDeviceFormSchema } from "@/lib/devices/schema";
 import { deviceKeys, type CliTokenBody, type CreatedNetworkDeviceBody, type NextFreeIpsBody } from "@/components/devices/api";
 import { ConfigResult } from "@/components/devices/config-result";
 import { useApiErrorText } from "@/components/devices/errors";
 import { KeyMethodField } from "@/components/devices/key-method";
-import { description, deviceName, publicKey } from "@/components/devices/schema";
 import { generateKeyPair } from "@/components/devices/wg-keys";
 import { useLocations, type Location } from "@/components/locations/api";
 import { Button } from "@/components/ui/button";
@@ -24,25 +23,12 @@ import { Input } from "@/components/ui/input";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Textarea } from "@/components/ui/textarea";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { CliCommand } from "./cli-command";
 import { IpFields, useIpStates } from "./ip-fields";
 
-const schema = z
-  .object({
-    name: deviceName,
-    description,
-    location_id: z.string().min(1, { error: "required" }),
-    method: z.enum(["generate", "own", "cli"]),
-    wireguard_pubkey: z.string(),
-  })
-  .superRefine((v, ctx) => {
-    if (v.method !== "own") return;
-    const r = publicKey.safeParse(v.wireguard_pubkey);
-    if (!r.success) ctx.addIssue({ code: "custom", path: ["wireguard_pubkey"], message: r.error.issues[0].message });
-  });
-type Values = z.infer<typeof schema>;
-const FIELDS = ["name", "description", "location_id", "wireguard_pubkey"] as const;
+type Values = z.input<typeof addNetworkDeviceFormSchema>;
+type Parsed = z.output<typeof addNetworkDeviceFormSchema>;
 
 /** The result: the device's config (key made here or given), or the defguard CLI command. */
 type Created =
@@ -59,21 +45,18 @@ export function eligibleLocations(all: Location[]): { eligible: Location[]; excl
 
 function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onCancel: () => void }) {
   const t = useTranslations("networkDevices.add");
-  const { fromKey } = useValidationMessages();
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
   const locations = useLocations();
   const { eligible, excluded } = eligibleLocations(locations.data ?? []);
   const [ips, setIps] = useState<string[]>([]);
   const [submitted, setSubmitted] = useState(false);
-  const sending = useRef(false);
 
-  const form = useForm<Values>({
-    resolver: zodResolver(schema),
+  const form = useForm<Values, unknown, Parsed>({
+    resolver: zodResolver(addNetworkDeviceFormSchema),
     mode: "onBlur",
     defaultValues: { name: "", description: "", location_id: "", method: "generate", wireguard_pubkey: "" },
   });
-  const { errors } = form.formState;
   const method = form.watch("method");
   const locationId = form.watch("location_id");
   const location = eligible.find((l) => String(l.id) === locationId) ?? null;
@@ -102,11 +85,11 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
   const states = useIpStates(location?.id ?? null, ips);
   const ipsOk = ips.length > 0 && states.every((s) => s === "ok");
 
-  const create = useMutation({
-    mutationFn: async (v: Values): Promise<Created> => {
+  const create = useSubmit(form, {
+    mutationFn: async (v): Promise<Created> => {
       const device = {
         name: v.name,
-        description: v.description || null,
+        description: v.description,
         location_id: Number(v.location_id),
         assigned_ips: ips.map((s) => s.trim()),
       };
@@ -121,39 +104,21 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
       });
       return { kind: "config", name: body.device.name, body, location: location!, privateKey: keys?.privateKey ?? null };
     },
+    success: (c) => t("added", { name: c.name }),
     onSuccess: (c) => {
-      toast.success(t("added", { name: c.name }));
       void queryClient.invalidateQueries({ queryKey: deviceKeys.network });
       onCreated(c);
     },
+    errorText,
+    failure: t("failed"),
+    toastFieldErrors: true,
     onError: (err) => {
-      const field = err instanceof ApiBadRequestError ? err.field : undefined;
-      if (field && (FIELDS as readonly string[]).includes(field)) {
-        form.setError(field as (typeof FIELDS)[number], { message: errorText(err) }, { shouldFocus: true });
-      }
-      if (field === "assigned_ips") void queryClient.invalidateQueries({ queryKey: ["network-device-ips"] });
-      toast.error(t("failed"), { subMessage: errorText(err) });
+      if (err instanceof ApiBadRequestError && err.field === "assigned_ips") void queryClient.invalidateQueries({ queryKey: ["network-device-ips"] });
     },
+    onAttempt: () => setSubmitted(true),
+    ready: () => ipsOk,
   });
-
-  const onSubmit = form.handleSubmit(
-    async (v) => {
-      setSubmitted(true);
-      if (!ipsOk || sending.current) return;
-      sending.current = true;
-      try {
-        await create.mutateAsync(v).catch(() => undefined);
-      } finally {
-        sending.current = false;
-      }
-    },
-    () => setSubmitted(true),
-  );
-
-  const errorOf = (name: keyof Values) => {
-    const m = errors[name]?.message;
-    return m ? fromKey(m) : undefined;
-  };
+  const { errorOf, onSubmit } = create;
 
   if (locations.isPending) {
     return (
@@ -216,7 +181,7 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
         ) : free.isError ? (
           <p className="text-xs text-error">{errorText(free.error)}</p>
         ) : (
-          <IpFields ips={ips} states={states} onChange={setIps} networks={location.address} disabled={create.isPending} showRequired={submitted} />
+          <IpFields ips={ips} states={states} onChange={setIps} networks={location.address} disabled={create.pending} showRequired={submitted} />
         ))}
       <Field label={t("descriptionLabel")} error={errorOf("description")}>
         <Textarea rows={2} {...form.register("description")} />
@@ -228,7 +193,7 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
           form.setValue("method", m);
           form.clearErrors("wireguard_pubkey");
         }}
-        disabled={create.isPending}
+        disabled={create.pending}
       />
       {method === "own" && (
         <Field label={t("publicKey")} error={errorOf("wireguard_pubkey")}>
@@ -236,10 +201,10 @@ function AddForm({ onCreated, onCancel }: { onCreated: (c: Created) => void; onC
         </Field>
       )}
       <DialogFooter className="mt-2">
-        <Button variant="secondary" onClick={onCancel} disabled={create.isPending}>
+        <Button variant="secondary" onClick={onCancel} disabled={create.pending}>
           {t("cancel")}
         </Button>
-        <Button type="submit" loading={create.isPending} data-testid="nd-submit">
+        <Button type="submit" loading={create.pending} data-testid="nd-submit">
           {t("submit")}
         </Button>
       </DialogFooter>

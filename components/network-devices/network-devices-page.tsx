@@ -3,100 +3,24 @@
 import { useMemo, useState } from "react";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, MonitorSmartphone, MoreHorizontal, Pencil, Plus, Search, Terminal, Trash2 } from "lucide-react";
+import { Download, MonitorSmartphone, Pencil, Plus, Search, Terminal, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { configFileName, deviceKeys, fetchNetworkDeviceConfig, useNetworkDevices, type NetworkDevice } from "@/components/devices/api";
 import { useApiErrorText } from "@/components/devices/errors";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { downloadText } from "@/components/ui/download";
-import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
-import { EmptyState } from "@/components/ui/empty-state";
-import { InlineError } from "@/components/ui/inline-error";
 import { Pagination } from "@/components/ui/pagination";
 import { usePagerLabels } from "@/components/users/labels";
 import { filterNetworkDevices, NETWORK_DEVICES_PAGE_SIZE, pageOf } from "./filter";
 import { PageHeader } from "@/components/ui/page-header";
 import { RelativeTime } from "@/components/ui/relative-time";
-import {
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableHeader,
-  TableMessageRow,
-  TableRow,
-  TableSkeletonRows,
-} from "@/components/ui/table";
 import { toast } from "@/components/ui/toaster";
 import { SearchInput } from "@/components/ui/search-input";
 import { AddNetworkDeviceDialog } from "./add-network-device-dialog";
 import { CliTokenDialog } from "./cli-command";
 import { EditNetworkDeviceDialog } from "./edit-network-device-dialog";
-
-const COLUMNS = [
-  { width: "w-28" },
-  { width: "w-20", className: "hidden sm:table-cell" },
-  { width: "w-24", className: "hidden md:table-cell" },
-  { width: "w-16", className: "hidden lg:table-cell" },
-  { width: "w-20", className: "hidden lg:table-cell" },
-  { width: "w-32", className: "hidden xl:table-cell" },
-  { width: "w-6" },
-];
-
-function RowActions({
-  device,
-  onEdit,
-  onCliToken,
-  onDelete,
-}: {
-  device: NetworkDevice;
-  onEdit: () => void;
-  onCliToken: () => void;
-  onDelete: () => void;
-}) {
-  const t = useTranslations("networkDevices.list");
-  const errorText = useApiErrorText();
-  const download = useMutation({
-    mutationFn: () => fetchNetworkDeviceConfig(device.id),
-    onSuccess: (text) => downloadText(configFileName(device.location?.name ?? "location", device.name), text),
-    onError: (err) => toast.error(t("configFailed"), { subMessage: errorText(err) }),
-  });
-  return (
-    <DropdownMenu>
-      <DropdownMenuTrigger asChild>
-        <Button variant="ghost" size="icon" aria-label={t("actions", { name: device.name })} loading={download.isPending} data-testid="nd-actions">
-          <MoreHorizontal aria-hidden />
-        </Button>
-      </DropdownMenuTrigger>
-      <DropdownMenuContent align="end">
-        <DropdownMenuItem onSelect={onEdit}>
-          <Pencil aria-hidden />
-          {t("edit")}
-        </DropdownMenuItem>
-        {device.configured ? (
-          // Without a key yet there is no configuration to download.
-          <DropdownMenuItem onSelect={() => download.mutate()} disabled={!device.location} data-testid="nd-download">
-            <Download aria-hidden />
-            {t("downloadConfig")}
-          </DropdownMenuItem>
-        ) : (
-          <DropdownMenuItem onSelect={onCliToken} data-testid="nd-cli-token">
-            <Terminal aria-hidden />
-            {t("generateCliToken")}
-          </DropdownMenuItem>
-        )}
-        <DropdownMenuSeparator />
-        <DropdownMenuItem danger onSelect={onDelete}>
-          <Trash2 aria-hidden />
-          {t("delete")}
-        </DropdownMenuItem>
-      </DropdownMenuContent>
-    </DropdownMenu>
-  );
-}
 
 /** Network Devices: standalone devices (servers, routers) with their location and addresses. */
 export function NetworkDevicesPage() {
@@ -107,7 +31,6 @@ export function NetworkDevicesPage() {
   const [adding, setAdding] = useState(false);
   const [editing, setEditing] = useState<NetworkDevice | null>(null);
   const [cliFor, setCliFor] = useState<NetworkDevice | null>(null);
-  const [deleting, setDeleting] = useState<NetworkDevice | null>(null);
   const [text, setText] = useState("");
   const [page, setPage] = useState(1);
   const pagerLabels = usePagerLabels("networkDevices");
@@ -125,12 +48,58 @@ export function NetworkDevicesPage() {
     }
   }
 
+  const download = useMutation({
+    mutationFn: (d: NetworkDevice) => fetchNetworkDeviceConfig(d.id),
+    onSuccess: (text, d) => downloadText(configFileName(d.location?.name ?? "location", d.name), text),
+    onError: (err) => toast.error(t("configFailed"), { subMessage: errorText(err) }),
+  });
+
   const add = (
     <Button onClick={() => setAdding(true)} data-testid="add-network-device">
       <Plus aria-hidden />
       {t("add")}
     </Button>
   );
+
+  const columns: DataColumn<NetworkDevice>[] = [
+    {
+      header: t("name"),
+      skeleton: "w-28",
+      cellClassName: "max-w-60",
+      cell: (d) => (
+        <>
+          <span className="flex min-w-0 items-center gap-2">
+            <span className="truncate font-medium">{d.name}</span>
+            {!d.configured && (
+              <Badge tone="warning" title={t("notConfiguredHint")} data-testid="nd-not-configured">
+                {t("notConfigured")}
+              </Badge>
+            )}
+          </span>
+          <span className="block truncate text-xs text-fg-muted sm:hidden">{d.location?.name}</span>
+          <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.assigned_ips.join(", ")}</span>
+          {d.description && <span className="block truncate text-xs text-fg-muted xl:hidden">{d.description}</span>}
+        </>
+      ),
+    },
+    { header: t("location"), skeleton: "w-20", className: "hidden sm:table-cell", cell: (d) => d.location?.name ?? <span className="text-fg-subtle">—</span> },
+    { header: t("ips"), skeleton: "w-24", className: "hidden md:table-cell", cellClassName: "font-mono text-xs", cell: (d) => d.assigned_ips.join(", ") },
+    { header: t("addedBy"), skeleton: "w-16", className: "hidden lg:table-cell", cellClassName: "font-mono text-xs", cell: (d) => d.added_by ?? "—" },
+    {
+      header: t("addedDate"),
+      skeleton: "w-20",
+      className: "hidden lg:table-cell",
+      cellClassName: "text-xs text-fg-muted",
+      cell: (d) => <RelativeTime value={d.added_date} />,
+    },
+    {
+      header: t("descriptionColumn"),
+      skeleton: "w-32",
+      className: "hidden xl:table-cell",
+      cellClassName: "max-w-64 truncate text-xs text-fg-muted",
+      cell: (d) => d.description,
+    },
+  ];
 
   return (
     <>
@@ -149,74 +118,48 @@ export function NetworkDevicesPage() {
           clearLabel={t("clearSearch")}
         />
       )}
-      <TableContainer>
-        <Table>
-          <TableHeader>
-            <tr>
-              <TableHead>{t("name")}</TableHead>
-              <TableHead className="hidden sm:table-cell">{t("location")}</TableHead>
-              <TableHead className="hidden md:table-cell">{t("ips")}</TableHead>
-              <TableHead className="hidden lg:table-cell">{t("addedBy")}</TableHead>
-              <TableHead className="hidden lg:table-cell">{t("addedDate")}</TableHead>
-              <TableHead className="hidden xl:table-cell">{t("descriptionColumn")}</TableHead>
-              <TableHead className="w-10">
-                <span className="sr-only">{t("actionsColumn")}</span>
-              </TableHead>
-            </tr>
-          </TableHeader>
-          <TableBody>
-            {devices.isPending ? (
-              <TableSkeletonRows rows={4} columns={COLUMNS} />
-            ) : devices.isError ? (
-              <TableMessageRow colSpan={7}>
-                <InlineError
-                  className="m-4"
-                  message={t("loadFailed")}
-                  detail={errorText(devices.error)}
-                  onRetry={() => devices.refetch()}
-                  retrying={devices.isFetching}
-                />
-              </TableMessageRow>
-            ) : devices.data.length === 0 ? (
-              <TableMessageRow colSpan={7}>
-                <EmptyState icon={MonitorSmartphone} title={t("emptyTitle")} description={t("emptyDescription")} action={add} />
-              </TableMessageRow>
-            ) : matching.length === 0 ? (
-              <TableMessageRow colSpan={7}>
-                <EmptyState icon={Search} title={t("noMatchesTitle")} description={t("noMatchesDescription", { text: text.trim() })} />
-              </TableMessageRow>
-            ) : (
-              shown.rows.map((d) => (
-                <TableRow key={d.id} data-testid="nd-row" data-device={d.name}>
-                  <TableCell className="max-w-60">
-                    <span className="flex min-w-0 items-center gap-2">
-                      <span className="truncate font-medium">{d.name}</span>
-                      {!d.configured && (
-                        <Badge tone="warning" title={t("notConfiguredHint")} data-testid="nd-not-configured">
-                          {t("notConfigured")}
-                        </Badge>
-                      )}
-                    </span>
-                    <span className="block truncate text-xs text-fg-muted sm:hidden">{d.location?.name}</span>
-                    <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.assigned_ips.join(", ")}</span>
-                    {d.description && <span className="block truncate text-xs text-fg-muted xl:hidden">{d.description}</span>}
-                  </TableCell>
-                  <TableCell className="hidden sm:table-cell">{d.location?.name ?? <span className="text-fg-subtle">—</span>}</TableCell>
-                  <TableCell className="hidden font-mono text-xs md:table-cell">{d.assigned_ips.join(", ")}</TableCell>
-                  <TableCell className="hidden font-mono text-xs lg:table-cell">{d.added_by ?? "—"}</TableCell>
-                  <TableCell className="hidden text-xs text-fg-muted lg:table-cell">
-                    <RelativeTime value={d.added_date} />
-                  </TableCell>
-                  <TableCell className="hidden max-w-64 truncate text-xs text-fg-muted xl:table-cell">{d.description}</TableCell>
-                  <TableCell className="w-10 pr-2 text-right">
-                    <RowActions device={d} onEdit={() => setEditing(d)} onCliToken={() => setCliFor(d)} onDelete={() => setDeleting(d)} />
-                  </TableCell>
-                </TableRow>
-              ))
-            )}
-          </TableBody>
-        </Table>
-      </TableContainer>
+      <DataTable
+        columns={columns}
+        rows={devices.data ? shown.rows : undefined}
+        rowKey={(d) => d.id}
+        skeletonRows={4}
+        error={
+          devices.isError
+            ? { message: t("loadFailed"), detail: errorText(devices.error), onRetry: () => void devices.refetch(), retrying: devices.isFetching }
+            : null
+        }
+        empty={
+          devices.data?.length
+            ? { icon: Search, title: t("noMatchesTitle"), description: t("noMatchesDescription", { text: text.trim() }) }
+            : { icon: MonitorSmartphone, title: t("emptyTitle"), description: t("emptyDescription"), action: add }
+        }
+        rowProps={(d) => ({ "data-testid": "nd-row", "data-device": d.name })}
+        actions={{
+          label: (d) => t("actions", { name: d.name }),
+          columnLabel: t("actionsColumn"),
+          testId: "nd-actions",
+          busy: (d) => download.isPending && download.variables?.id === d.id,
+          items: (d) => [
+            { label: t("edit"), icon: Pencil, onSelect: () => setEditing(d) },
+            // Without a key yet there is no configuration to download.
+            d.configured
+              ? { label: t("downloadConfig"), icon: Download, disabled: !d.location, testId: "nd-download", onSelect: () => download.mutate(d) }
+              : { label: t("generateCliToken"), icon: Terminal, testId: "nd-cli-token", onSelect: () => setCliFor(d) },
+            {
+              label: t("delete"),
+              icon: Trash2,
+              danger: true,
+              separated: true,
+              confirm: {
+                title: t("deleteTitle", { name: d.name }),
+                description: t("deleteDescription", { location: d.location?.name ?? "" }),
+                confirmLabel: t("deleteConfirm"),
+                run: () => remove(d),
+              },
+            },
+          ],
+        }}
+      />
       {matching.length > NETWORK_DEVICES_PAGE_SIZE && (
         <Pagination
           className="mt-3"
@@ -231,15 +174,6 @@ export function NetworkDevicesPage() {
       <AddNetworkDeviceDialog open={adding} onOpenChange={setAdding} />
       <EditNetworkDeviceDialog device={editing} onOpenChange={(o) => !o && setEditing(null)} />
       <CliTokenDialog device={cliFor} onOpenChange={(o) => !o && setCliFor(null)} />
-      <ConfirmDialog
-        open={!!deleting}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title={t("deleteTitle", { name: deleting?.name ?? "" })}
-        description={t("deleteDescription", { location: deleting?.location?.name ?? "" })}
-        confirmLabel={t("deleteConfirm")}
-        danger
-        onConfirm={() => deleting && remove(deleting)}
-      />
     </>
   );
 }

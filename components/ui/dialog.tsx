@@ -4,6 +4,7 @@ import { forwardRef, type ComponentPropsWithoutRef, type ElementRef, type HTMLAt
 import * as DialogPrimitive from "@radix-ui/react-dialog";
 import { X } from "lucide-react";
 import { useTranslations } from "next-intl";
+import { Button } from "./button";
 import { cn } from "./cn";
 
 export const Dialog = DialogPrimitive.Root;
@@ -58,4 +59,21 @@ export const DialogContent = forwardRef<ElementRef<typeof DialogPrimitive.Conten
 
 export function DialogFooter({ className, ...props }: HTMLAttributes<HTMLDivElement>) {
   return <div className={cn("mt-6 flex flex-col-reverse gap-2 sm:flex-row sm:justify-end", className)} {...props} />;
+}
+
+/** The footer of a form in a dialog: Cancel (closes, off while sending) and the submit button with progress. */
+export function DialogFormFooter({ submitLabel, pending, submitTestId }: { submitLabel: ReactNode; pending: boolean; submitTestId?: string }) {
+  const t = useTranslations("common");
+  return (
+    <DialogFooter className="mt-2">
+      <DialogClose asChild>
+        <Button variant="secondary" disabled={pending}>
+          {t("cancel")}
+        </Button>
+      </DialogClose>
+      <Button type="submit" loading={pending} data-testid={submitTestId}>
+        {submitLabel}
+      </Button>
+    </DialogFooter>
+  );
 }

@@ -3,7 +3,7 @@
 import { useSyncExternalStore, type ComponentType } from "react";
 import { AlertTriangle, CheckCircle2, Info, X, XCircle, type LucideIcon } from "lucide-react";
 import { useTranslations } from "next-intl";
-import { createToastStore, type Toast, type ToastInput, type ToastType } from "@/lib/toast/store";
+import { createToastStore, type Toast, type ToastInput, type ToastType } from "@/components/toast/store";
 import { cn } from "./cn";
 
 /** A toast may render its own body (e.g. the update notice with a "more" action). */

@@ -4,18 +4,16 @@ import { useEffect } from "react";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation } from "@tanstack/react-query";
 import { z } from "zod";
-import { api, ApiBadRequestError } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import type { UserInfo } from "@/lib/api/types";
 import { passwordSchema, requiredOrType, V } from "@/lib/validation";
 import { useValidationMessages } from "@/components/forms/messages";
 import { displayName } from "@/components/shell/user-avatar";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { useServerError } from "./server-errors";
 import { userPath } from "./queries";
 
@@ -53,7 +51,6 @@ interface ChangePasswordDialogProps {
  */
 export function ChangePasswordDialog({ user, self, open, onOpenChange }: ChangePasswordDialogProps) {
   const t = useTranslations("users.password");
-  const tc = useTranslations("common");
   const { fromKey } = useValidationMessages();
   const serverError = useServerError();
 
@@ -68,28 +65,22 @@ export function ChangePasswordDialog({ user, self, open, onOpenChange }: ChangeP
     if (open) form.reset({ old_password: "", new_password: "", confirm: "" });
   }, [open, form]);
 
-  const save = useMutation({
-    mutationFn: (v: Values) =>
+  const save = useSubmit(form, {
+    mutationFn: (v) =>
       self
         ? api.put("/user/change_password", { old_password: v.old_password, new_password: v.new_password })
         : api.put(`${userPath(user.username)}/password`, { new_password: v.new_password }),
-    onSuccess: () => {
-      toast.success(self ? t("changedSelf") : t("changed", { name: displayName(user) }));
-      onOpenChange(false);
-    },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && (err.field === "old_password" || err.field === "new_password")) {
-        form.setError(err.field, { message: serverError(err) });
-        return;
-      }
-      toast.error(t("failed"), { subMessage: serverError(err) });
-    },
+    success: () => (self ? t("changedSelf") : t("changed", { name: displayName(user) })),
+    onSuccess: () => onOpenChange(false),
+    errorText: serverError,
+    failure: t("failed"),
+    fields: ["old_password", "new_password"],
   });
 
   const message = (key: string | undefined) => (key === MISMATCH ? t("mismatch") : fromKey(key));
 
   return (
-    <Dialog open={open} onOpenChange={(next) => !save.isPending && onOpenChange(next)}>
+    <Dialog open={open} onOpenChange={(next) => !save.pending && onOpenChange(next)}>
       <DialogContent
         data-testid="change-password-dialog"
         title={self ? t("titleSelf") : t("title", { name: displayName(user) })}
@@ -97,7 +88,7 @@ export function ChangePasswordDialog({ user, self, open, onOpenChange }: ChangeP
       >
         <form
           noValidate
-          onSubmit={form.handleSubmit((v) => !save.isPending && save.mutate(v))}
+          onSubmit={save.onSubmit}
           className="flex flex-col gap-4"
         >
           {/* Lets password managers file the new password under the right account. */}
@@ -113,16 +104,7 @@ export function ChangePasswordDialog({ user, self, open, onOpenChange }: ChangeP
           <Field label={t("confirm")} error={message(errors.confirm?.message)}>
             <Input type="password" autoComplete="new-password" data-testid="password-confirm" {...form.register("confirm")} />
           </Field>
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={save.isPending}>
-                {tc("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={save.isPending} data-testid="password-submit">
-              {t("submit")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("submit")} pending={save.pending} submitTestId="password-submit" />
         </form>
       </DialogContent>
     </Dialog>

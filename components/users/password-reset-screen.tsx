@@ -1,6 +1,5 @@
 "use client";
 
-import type { ReactNode } from "react";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
@@ -10,9 +9,8 @@ import { z } from "zod";
 import { CircleCheck, LinkIcon } from "lucide-react";
 import { api, ApiBadRequestError } from "@/lib/api/client";
 import { passwordSchema, requiredOrType, V } from "@/lib/validation";
-import { LanguageSwitch } from "@/components/i18n/language-switch";
+import { AuthFrame } from "@/components/login/login-screen";
 import { useValidationMessages } from "@/components/forms/messages";
-import { useBranding } from "@/components/shell/brand";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -25,25 +23,7 @@ const schema = z
   .refine((v) => v.password === v.confirm, { path: ["confirm"], error: MISMATCH });
 type Values = z.infer<typeof schema>;
 
-function Frame({ children }: { children: ReactNode }) {
-  const { name, mainLogo } = useBranding();
-  return (
-    <div className="flex min-h-dvh flex-col">
-      <header className="flex justify-end p-4">
-        <LanguageSwitch className="w-36" />
-      </header>
-      <main className="flex flex-1 flex-col items-center px-4 pb-16 pt-4 md:justify-center md:pt-0">
-        <div className="w-full max-w-sm">
-          <div className="mb-8 flex flex-col items-center gap-4 text-center">
-            <img src={mainLogo} alt="" className="max-h-[100px] max-w-[250px] object-contain" />
-            <p className="text-sm font-medium text-fg-muted">{name}</p>
-          </div>
-          <div className="rounded-lg border border-border bg-surface p-6 shadow-sm md:p-8">{children}</div>
-        </div>
-      </main>
-    </div>
-  );
-}
+const Frame = AuthFrame;
 
 function Outcome({ tone, title, text, testId }: { tone: "success" | "error"; title: string; text: string; testId: string }) {
   const t = useTranslations("passwordReset");

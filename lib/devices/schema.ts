@@ -1,3 +1,7 @@
+/**
+ * Device bodies of the API, and the device forms built from the same field rules. Imported by
+ * the browser too, so no Node module may be imported here (tests/schema-imports.test.ts).
+ */
 import { z } from "zod";
 import { isValidPublicKey } from "../wireguard/key-format";
 import { requiredOrType, V } from "../validation";
@@ -10,6 +14,9 @@ export const deviceNameSchema = z
   .regex(/^[^<>\p{Cc}]+$/u, { error: V.forbiddenChars });
 
 export const wireguardKeySchema = z.string(requiredOrType).trim().refine(isValidPublicKey, { error: "invalidKey" });
+
+/** The key as the forms check it: the API's rule, with "required" for an empty field. */
+const formKeySchema = z.string().trim().min(1, { error: V.required }).pipe(wireguardKeySchema);
 
 const description = z
   .string({ error: V.invalidType })
@@ -61,4 +68,43 @@ export const validateIpsSchema = z.object({
     .transform((v) => (Array.isArray(v) ? v : v.split(",")).map((s) => s.trim()).filter(Boolean))
     .pipe(z.array(z.string()).min(1, { error: V.required }).max(16)),
   device_id: z.number().int().positive().optional(),
+});
+
+/**
+ * How an add form gets the device's key: made in the browser ("generate"), the user's own
+ * public key ("own", then checked like the API checks it), or made on the device by the
+ * defguard CLI ("cli", network devices only).
+ */
+export const keyMethodSchema = z.enum(["generate", "own", "cli"]);
+export type KeyMethod = z.infer<typeof keyMethodSchema>;
+
+function ownKeyRequired(v: { method: KeyMethod; wireguard_pubkey: string }, ctx: z.RefinementCtx) {
+  if (v.method !== "own") return;
+  const r = formKeySchema.safeParse(v.wireguard_pubkey);
+  if (!r.success) ctx.addIssue({ code: "custom", path: ["wireguard_pubkey"], message: r.error.issues[0].message });
+}
+
+/** The edit form of a user device (PUT /device/{id}). */
+export const editDeviceFormSchema = deviceSchema.extend({ wireguard_pubkey: formKeySchema });
+
+/** The add-device form (POST /device/{username}): name, description and the key's method. */
+export const addDeviceFormSchema = deviceSchema
+  .pick({ name: true, description: true })
+  .extend({ method: keyMethodSchema.exclude(["cli"]), wireguard_pubkey: z.string() })
+  .superRefine(ownKeyRequired);
+
+/** The add-network-device form (POST /device/network or start_cli); addresses are checked apart. */
+export const addNetworkDeviceFormSchema = networkDeviceCliSchema
+  .pick({ name: true, description: true })
+  .extend({
+    location_id: z.string().min(1, { error: V.required }),
+    method: keyMethodSchema,
+    wireguard_pubkey: z.string(),
+  })
+  .superRefine(ownKeyRequired);
+
+/** The edit form of a network device (addresses checked apart); a device waiting for the CLI may stay without a key. */
+export const editNetworkDeviceFormSchema = networkDeviceSchema.pick({ name: true, description: true }).extend({ wireguard_pubkey: formKeySchema });
+export const editPendingNetworkDeviceFormSchema = editNetworkDeviceFormSchema.extend({
+  wireguard_pubkey: z.union([z.literal("").transform(() => null), formKeySchema]),
 });

@@ -1,0 +1,217 @@
+"use client";
+
+import { useState, type HTMLAttributes, type ReactNode } from "react";
+import { MoreHorizontal, type LucideIcon } from "lucide-react";
+import { Button } from "./button";
+import { ConfirmDialog } from "./confirm-dialog";
+import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "./dropdown-menu";
+import { EmptyState } from "./empty-state";
+import { InlineError } from "./inline-error";
+import { Table, TableBody, TableCell, TableContainer, TableHead, TableHeader, TableMessageRow, TableRow, TableSkeletonRows, type SortDirection } from "./table";
+
+export interface DataColumn<T, K extends string = string> {
+  /** Header text (an actions-free column may still say what it holds to screen readers). */
+  header: ReactNode;
+  cell: (row: T) => ReactNode;
+  /** Classes of both header and cells (e.g. "hidden md:table-cell" to drop it on small screens). */
+  className?: string;
+  cellClassName?: string;
+  /** Width class of this column's skeleton while loading. */
+  skeleton: string;
+  /** The sort key this column's header sets; sortable columns need the table's `sort`. */
+  sortKey?: K;
+}
+
+export interface RowConfirm {
+  title: ReactNode;
+  description: ReactNode;
+  confirmLabel: string;
+  danger?: boolean;
+  /** The action; the dialog shows progress and stays open when it throws. */
+  run: () => unknown;
+}
+
+export interface RowAction {
+  label: ReactNode;
+  icon?: LucideIcon;
+  danger?: boolean;
+  /** A line above this item. */
+  separated?: boolean;
+  disabled?: boolean;
+  testId?: string;
+  /** Either an immediate action, or one that asks first. */
+  onSelect?: () => void;
+  confirm?: RowConfirm;
+}
+
+interface DataTableProps<T, K extends string> {
+  columns: DataColumn<T, K>[];
+  /** Rows of the current page; undefined while the first load runs. */
+  rows: T[] | undefined;
+  rowKey: (row: T) => string | number;
+  /** When the load failed: the sentence, the server's detail and a retry. */
+  error?: { message: string; detail?: string; onRetry: () => void; retrying?: boolean } | null;
+  empty: { icon: LucideIcon; title: string; description?: string; action?: ReactNode };
+  /** Server- or client-side sort: the current key and direction, and what a header click does. */
+  sort?: { key: K; dir: SortDirection; onSort: (key: K) => void };
+  /** Row actions menu (last column): its accessible name per row and the items. */
+  actions?: {
+    label: (row: T) => string;
+    columnLabel: string;
+    items: (row: T) => RowAction[];
+    /** A row's action still running: the menu button shows progress. */
+    busy?: (row: T) => boolean;
+    testId?: string | ((row: T) => string);
+  };
+  rowProps?: (row: T) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | undefined>;
+  skeletonRows?: number;
+  /** Under the table (pagination, counts). */
+  footer?: ReactNode;
+  /** Shown at full width above the rows (e.g. the number of results of a search). */
+  className?: string;
+  testId?: string;
+}
+
+/**
+ * The console's list table: column definitions, sortable headers, skeleton rows while loading,
+ * an inline error with retry, an empty state, and a row actions menu whose destructive items ask
+ * in a confirm dialog. Sorting, search and paging are the caller's (server or client side).
+ */
+export function DataTable<T, K extends string = string>({
+  columns,
+  rows,
+  rowKey,
+  error,
+  empty,
+  sort,
+  actions,
+  rowProps,
+  skeletonRows = 6,
+  footer,
+  className,
+  testId,
+}: DataTableProps<T, K>) {
+  const [confirming, setConfirming] = useState<RowConfirm | null>(null);
+  const span = columns.length + (actions ? 1 : 0);
+  const skeleton = [...columns.map((c) => ({ width: c.skeleton, className: c.className })), ...(actions ? [{ width: "w-6" }] : [])];
+
+  return (
+    <>
+      <TableContainer className={className} data-testid={testId}>
+        <Table>
+          <TableHeader>
+            <tr>
+              {columns.map((c, i) => (
+                <TableHead
+                  key={i}
+                  className={c.className}
+                  sort={sort && c.sortKey ? (sort.key === c.sortKey ? sort.dir : false) : undefined}
+                  onSort={sort && c.sortKey ? () => sort.onSort(c.sortKey!) : undefined}
+                >
+                  {c.header}
+                </TableHead>
+              ))}
+              {actions && (
+                <TableHead className="w-10">
+                  <span className="sr-only">{actions.columnLabel}</span>
+                </TableHead>
+              )}
+            </tr>
+          </TableHeader>
+          <TableBody>
+            {error ? (
+              <TableMessageRow colSpan={span}>
+                <InlineError className="m-4" message={error.message} detail={error.detail} onRetry={error.onRetry} retrying={error.retrying} />
+              </TableMessageRow>
+            ) : rows === undefined ? (
+              <TableSkeletonRows rows={skeletonRows} columns={skeleton} />
+            ) : rows.length === 0 ? (
+              <TableMessageRow colSpan={span}>
+                <EmptyState icon={empty.icon} title={empty.title} description={empty.description} action={empty.action} />
+              </TableMessageRow>
+            ) : (
+              rows.map((row) => (
+                <TableRow key={rowKey(row)} {...rowProps?.(row)}>
+                  {columns.map((c, i) => (
+                    <TableCell key={i} className={[c.className, c.cellClassName].filter(Boolean).join(" ") || undefined}>
+                      {c.cell(row)}
+                    </TableCell>
+                  ))}
+                  {actions && (
+                    <TableCell className="w-10 pr-2 text-right" onClick={(e) => e.stopPropagation()}>
+                      <RowActionsMenu
+                        label={actions.label(row)}
+                        items={actions.items(row)}
+                        onConfirm={setConfirming}
+                        busy={actions.busy?.(row)}
+                        testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
+                      />
+                    </TableCell>
+                  )}
+                </TableRow>
+              ))
+            )}
+          </TableBody>
+        </Table>
+      </TableContainer>
+      {footer}
+      <ConfirmDialog
+        open={!!confirming}
+        onOpenChange={(o) => !o && setConfirming(null)}
+        title={confirming?.title ?? ""}
+        description={confirming?.description ?? ""}
+        confirmLabel={confirming?.confirmLabel ?? ""}
+        danger={confirming?.danger ?? true}
+        onConfirm={() => confirming?.run()}
+      />
+    </>
+  );
+}
+
+/** The "⋯" menu of a row; items with `confirm` open the table's confirm dialog. */
+export function RowActionsMenu({
+  label,
+  items,
+  onConfirm,
+  busy,
+  testId,
+}: {
+  label: string;
+  items: RowAction[];
+  onConfirm: (c: RowConfirm) => void;
+  busy?: boolean;
+  testId?: string;
+}) {
+  return (
+    <DropdownMenu>
+      <DropdownMenuTrigger asChild>
+        <Button variant="ghost" size="icon" aria-label={label} loading={busy} data-testid={testId}>
+          <MoreHorizontal aria-hidden />
+        </Button>
+      </DropdownMenuTrigger>
+      <DropdownMenuContent align="end">
+        {items.map((a, i) => (
+          <RowActionItem key={i} action={a} onConfirm={onConfirm} />
+        ))}
+      </DropdownMenuContent>
+    </DropdownMenu>
+  );
+}
+
+function RowActionItem({ action: a, onConfirm }: { action: RowAction; onConfirm: (c: RowConfirm) => void }) {
+  const Icon = a.icon;
+  return (
+    <>
+      {a.separated && <DropdownMenuSeparator />}
+      <DropdownMenuItem
+        danger={a.danger}
+        disabled={a.disabled}
+        data-testid={a.testId}
+        onSelect={() => (a.confirm ? onConfirm(a.confirm) : a.onSelect?.())}
+      >
+        {Icon && <Icon aria-hidden />}
+        {a.label}
+      </DropdownMenuItem>
+    </>
+  );
+}
