@@ -5,6 +5,7 @@ import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
 import { pruneAuthState } from "../auth/prune";
 import { describeError } from "../log-errors";
+import { metrics } from "../metrics";
 
 /**
  * Periodic jobs. Each tick runs a job inside a transaction-scoped advisory lock, so with
@@ -30,6 +31,7 @@ async function runOnce(job: Job): Promise<void> {
   await getDb().transaction(async (tx) => {
     const r = await tx.execute<{ ok: boolean }>(sql`select pg_try_advisory_xact_lock(${job.id}) ok`);
     if (!r.rows[0]?.ok) return;
+    metrics().jobRuns.inc({ job: job.name });
     await job.run();
   });
 }
@@ -37,7 +39,10 @@ async function runOnce(job: Job): Promise<void> {
 export function startJobs(): () => void {
   const timers = JOBS.map((job) =>
     setInterval(() => {
-      runOnce(job).catch((err) => console.error(`[jobs] ${job.name} failed:`, describeError(err)));
+      runOnce(job).catch((err) => {
+        metrics().jobFailures.inc({ job: job.name });
+        console.error(`[jobs] ${job.name} failed:`, describeError(err));
+      });
     }, job.everyMs),
   );
   return () => timers.forEach(clearInterval);
