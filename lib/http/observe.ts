@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { apiRoutes, metrics, metricsAuthorized, RouteMatcher } from "../metrics";
-import { requestIdFrom } from "../logging";
+import { requestIdFrom, withRequestId } from "../logging";
 
 /**
  * What server.ts does around every HTTP request: a request id (from a proxy's X-Request-Id or
@@ -24,7 +24,13 @@ export function observeRequest(req: IncomingMessage, res: ServerResponse, matche
     const labels = { method, route: matcher.label(req.url ?? "/"), status: String(res.statusCode) };
     const m = metrics();
     m.httpRequests.inc(labels);
-    m.httpDuration.observe(labels, Number(process.hrtime.bigint() - start) / 1e9);
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    m.httpDuration.observe(labels, seconds);
+    // One access line per request with DEFGUARD_LOG_REQUESTS=1 (path without the query string).
+    if (process.env.DEFGUARD_LOG_REQUESTS === "1") {
+      const path = (req.url ?? "/").split("?")[0];
+      withRequestId(requestId, () => console.log(`[http] ${method} ${path} ${res.statusCode} ${(seconds * 1000).toFixed(1)} ms`));
+    }
   });
   return requestId;
 }
