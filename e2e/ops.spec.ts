@@ -8,6 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
+import { request as httpRequest, type ClientRequest } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
@@ -69,6 +70,7 @@ test("external PostgreSQL: wait at start-up, 503 while down, metrics, JSON logs,
   try {
     // 1. The console starts before its database exists: it waits, saying so, with growing delays.
     const starting = startServer({
+      entry: "import",
       dataDir: join(dir, "data"),
       logFile,
       env: {
@@ -116,6 +118,7 @@ test("external PostgreSQL: wait at start-up, 503 while down, metrics, JSON logs,
     const { token } = (await (await api.get(`/api/v1/network/${location.id}/token`)).json()) as { token: string };
     gateway = gatewayUpdates(server.grpcPort, token, "ops-gw");
     const sql = new pg.Client({ connectionString: databaseUrl });
+    sql.on("error", () => {});
     await sql.connect();
     const connected = async () =>
       (await sql.query("select connected from gateways where location_id = $1 and hostname = 'ops-gw'", [location.id])).rows[0]?.connected ?? null;
@@ -153,21 +156,33 @@ test("external PostgreSQL: wait at start-up, 503 while down, metrics, JSON logs,
     expect(JSON.parse(listening)).toMatchObject({ level: "info", component: "defguard" });
 
     // 5. SIGTERM while 50 requests are in flight: every one is answered, none is reset.
-    const results = await (async () => {
-      const inflight = Array.from({ length: 50 }, (_, i) =>
-        fetch(`${base}/api/v1/auth`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ username: `nobody${i}`, password: "not-the-password" }),
-        }).then(
-          async (r) => ({ status: r.status, body: await r.text() }),
-          (err: { cause?: { code?: string } }) => ({ status: 0, body: String(err.cause?.code ?? err) }),
-        ),
-      );
-      await sleep(150);
-      server!.child.kill("SIGTERM");
-      return Promise.all(inflight);
-    })();
+    // Each request sends its headers and half its body now (so the server has accepted it and
+    // is reading it), and the rest after the SIGTERM: all 50 are in flight during the shutdown.
+    const port = Number(new URL(base).port);
+    const inflight = Array.from({ length: 50 }, (_, i) => {
+      const body = JSON.stringify({ username: `nobody${i}`, password: "not-the-password" });
+      const half = Math.floor(body.length / 2);
+      let req!: ClientRequest;
+      const answer = new Promise<{ status: number; body: string }>((res) => {
+        req = httpRequest(
+          { host: "localhost", port, path: "/api/v1/auth", method: "POST", headers: { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) } },
+          (r) => {
+            let text = "";
+            r.on("data", (c) => (text += c));
+            r.on("end", () => res({ status: r.statusCode ?? 0, body: text }));
+            r.on("error", (e: NodeJS.ErrnoException) => res({ status: 0, body: e.code ?? e.message }));
+          },
+        );
+        req.on("error", (e: NodeJS.ErrnoException) => res({ status: 0, body: e.code ?? e.message }));
+        req.write(body.slice(0, half));
+      });
+      return { answer, finish: () => req.end(body.slice(half)) };
+    });
+    await sleep(1500);
+    server.child.kill("SIGTERM");
+    await sleep(300);
+    for (const r of inflight) r.finish();
+    const results = await Promise.all(inflight.map((r) => r.answer));
     const exit = await new Promise<number | null>((res) =>
       server!.child.exitCode !== null ? res(server!.child.exitCode) : server!.child.once("exit", (code) => res(code)),
     );

@@ -45,8 +45,12 @@ export function makeTempDir(prefix: string): string {
 
 export interface StartOptions {
   root?: string;
-  /** "server": node <tsx> server.ts (what the e2e suite runs); "start": node scripts/start.mjs (npm start). */
-  entry?: "server" | "start";
+  /**
+   * "server": node <tsx> server.ts (what the e2e suite runs); "start": node scripts/start.mjs (npm start);
+   * "import": node --import tsx server.ts, one process as npm start runs it (signals reach the
+   * server itself: the tsx CLI SIGKILLs a child that does not acknowledge a signal within 30 ms).
+   */
+  entry?: "server" | "start" | "import";
   dataDir: string;
   logFile: string;
   distDir?: string;
@@ -137,10 +141,13 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
 
+  const entry = opts.entry ?? "server";
   const args =
-    (opts.entry ?? "server") === "start"
+    entry === "start"
       ? [join(root, "scripts/start.mjs")]
-      : [join(root, "node_modules/tsx/dist/cli.mjs"), "server.ts"];
+      : entry === "import"
+        ? ["--import", "tsx", "server.ts"]
+        : [join(root, "node_modules/tsx/dist/cli.mjs"), "server.ts"];
   // Output goes straight to a file: nothing in this process has to keep draining a pipe.
   const fd = openSync(opts.logFile, "a");
   const t0 = performance.now();
