@@ -39,7 +39,15 @@ function clientIp(req: IncomingMessage): string {
 
 async function main() {
   const t0 = Date.now();
-  const secrets = resolveSecrets();
+  const secrets = (() => {
+    try {
+      return resolveSecrets();
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (!e.code || !e.syscall) throw err;
+      throw new StartupError(`the data directory ${dataDir()} is not usable (${e.code} on ${e.syscall}${e.path ? ` ${e.path}` : ""}); set DEFGUARD_DATA_DIR to a writable directory`);
+    }
+  })();
   let embedded: EmbeddedDb | null = null;
   if (!process.env.DATABASE_URL) {
     const dir = join(dataDir(), "postgres");
