@@ -23,7 +23,7 @@ function run(env: Record<string, string>): Promise<{ code: number | null; out: s
   return new Promise((res) => {
     const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
       cwd: process.cwd(),
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DEFGUARD_GRPC_DISABLED: "1", ...env },
+      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DEFGUARD_GRPC_DISABLED: "1", ...env } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
     });
     let out = "";
