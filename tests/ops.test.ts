@@ -166,3 +166,31 @@ describe("draining HTTP at shutdown", () => {
     expect(await failed).toBe("ECONNRESET");
   });
 });
+
+describe("sign-in metrics", () => {
+  it("count successes, failures and lockouts", async () => {
+    const { metrics } = await import("../lib/metrics");
+    const { call, createUser } = await import("./helpers");
+    const { POST } = await import("@/app/api/v1/auth/route");
+    const value = async (name: string, labels: Record<string, string> = {}) => {
+      const m = (await metrics().registry.getSingleMetric(name)!.get()).values;
+      return m.find((v) => Object.entries(labels).every(([k, x]) => v.labels[k] === x))?.value ?? 0;
+    };
+    await createUser({ username: "metered" });
+    const before = { ok: await value("defguard_sign_ins_total", { result: "success" }), bad: await value("defguard_sign_ins_total", { result: "failure" }), locked: await value("defguard_sign_in_lockouts_total") };
+    const attempt = (password: string) =>
+      call(POST, { method: "POST", path: "/api/v1/auth", body: { username: "metered", password }, headers: { "x-defguard-client-ip": "198.51.100.9" } });
+    expect((await attempt("Passw0rd!x")).status).toBe(200);
+    let failures = 0;
+    let status = 401;
+    while (status === 401 && failures < 50) {
+      status = (await attempt("wrong-password")).status;
+      if (status === 401) failures++;
+    }
+    expect(status).toBe(429);
+    expect(await value("defguard_sign_ins_total", { result: "success" })).toBe(before.ok + 1);
+    expect(await value("defguard_sign_ins_total", { result: "failure" })).toBe(before.bad + failures);
+    expect(await value("defguard_sign_in_lockouts_total")).toBe(before.locked + 1);
+    expect(await value("defguard_sign_ins_total", { result: "locked" })).toBeGreaterThanOrEqual(1);
+  });
+});
