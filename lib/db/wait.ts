@@ -32,7 +32,9 @@ export function checkDatabaseUrl(url: string): void {
   }
 }
 
-const TRANSIENT_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "57P03"]);
+// 57P03: the server is starting up. 3D000 (database does not exist): a server that has just
+// started may still be creating it (an init script or job); a wrong name ends at the timeout.
+const TRANSIENT_CODES = new Set(["ENOTFOUND", "EAI_AGAIN", "ECONNREFUSED", "ETIMEDOUT", "EHOSTUNREACH", "ENETUNREACH", "57P03", "3D000"]);
 
 function transient(err: unknown): boolean {
   const code = (err as { code?: unknown }).code;
@@ -62,7 +64,7 @@ export function dbWaitTimeoutMs(): number {
 /**
  * Wait for an external PostgreSQL at start-up: while it is unreachable (not resolvable,
  * refusing, starting up), retry with backoff (0.5 s doubling to 10 s) and say so in the log;
- * refuse at once what waiting cannot fix (wrong password, missing database, TLS mismatch) and
+ * refuse at once what waiting cannot fix (wrong password, TLS mismatch) and
  * give up after the timeout. Every failure is one StartupError line without the password.
  */
 export async function waitForDatabase(url: string, opts: WaitOptions): Promise<void> {
