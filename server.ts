@@ -3,7 +3,7 @@
  * embedded PostgreSQL when DATABASE_URL is unset, migrates, bootstraps the first admin,
  * and serves Next.js (pages + /api/v1) on PORT.
  */
-import { createServer, type IncomingMessage } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
 import next from "next";
 import { dataDir, httpPort, publicUrl } from "./lib/config";
@@ -20,8 +20,15 @@ import { resetStaleConnections } from "./lib/gateways/service";
 import { startJobs } from "./lib/jobs/runner";
 import { clientAddress } from "./lib/http/client-ip";
 import { hasMalformedEscape, malformedPathAnswer, newNonce, securityHeaders } from "./lib/http/security-headers";
+import { installLogFormat, withRequestId } from "./lib/logging";
+import { observeRequest, routeMatcher, serveMetrics } from "./lib/http/observe";
+import { registerDbMetrics } from "./lib/db/metrics";
+import { StartupError, waitForDatabase } from "./lib/db/wait";
+import { settleStreamWrites } from "./lib/grpc/server";
+import { drainHttp, shutdownTimeoutMs, trackInflight } from "./lib/http/drain";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
+installLogFormat();
 const dev = process.argv.includes("--dev");
 const log = (m: string) => console.log(`[defguard] ${m}`);
 
@@ -32,7 +39,15 @@ function clientIp(req: IncomingMessage): string {
 
 async function main() {
   const t0 = Date.now();
-  const secrets = resolveSecrets();
+  const secrets = (() => {
+    try {
+      return resolveSecrets();
+    } catch (err) {
+      const e = err as NodeJS.ErrnoException;
+      if (!e.code || !e.syscall) throw err;
+      throw new StartupError(`the data directory ${dataDir()} is not usable (${e.code} on ${e.syscall}${e.path ? ` ${e.path}` : ""}); set DEFGUARD_DATA_DIR to a writable directory`);
+    }
+  })();
   let embedded: EmbeddedDb | null = null;
   if (!process.env.DATABASE_URL) {
     const dir = join(dataDir(), "postgres");
@@ -45,6 +60,9 @@ async function main() {
     process.env.DATABASE_URL = embedded.url;
     const where = embedded.dir === dir ? dir : `${embedded.dir} (linked from ${dir})`;
     log(`embedded PostgreSQL running from ${where} on 127.0.0.1:${embedded.port} (PID ${embedded.pid()})`);
+  } else {
+    // An external database (DATABASE_URL): never an embedded one; wait while it is unreachable.
+    await waitForDatabase(process.env.DATABASE_URL, { log });
   }
   await runMigrations(process.env.DATABASE_URL!);
   const boot = await bootstrap();
@@ -82,7 +100,18 @@ async function main() {
   const app = next({ dev, dir: process.cwd(), hostname: "localhost", port });
   await app.prepare();
   const handle = app.getRequestHandler();
+  registerDbMetrics();
+  const matcher = await routeMatcher(process.cwd(), process.env.NEXT_DIST_DIR || ".next");
+  let stopping = false;
   const server = createServer((req, res) => {
+    const requestId = observeRequest(req, res, matcher);
+    // While shutting down, requests still arriving on open connections are served, then the connection closes.
+    if (stopping) res.setHeader("connection", "close");
+    if (serveMetrics(req, res)) return;
+    withRequestId(requestId, () => serve(req, res));
+  });
+  trackInflight(server);
+  const serve = (req: IncomingMessage, res: ServerResponse) => {
     req.headers["x-defguard-client-ip"] = clientIp(req);
     const security = securityHeaders(newNonce(), { publicUrl: publicUrl(), dev });
     for (const [k, v] of Object.entries(security)) res.setHeader(k, v);
@@ -99,7 +128,7 @@ async function main() {
       console.error("[defguard] unhandled request error", err);
       if (!res.headersSent) res.writeHead(500).end();
     });
-  });
+  };
   server.on("error", async (err) => {
     console.error(`[defguard] cannot serve on ${host}:${port}: ${err.message}`);
     await grpc?.stop().catch(() => {});
@@ -109,19 +138,25 @@ async function main() {
   });
   server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms)`));
 
-  let stopping = false;
+  // Graceful shutdown: stop accepting, let in-flight requests finish (DEFGUARD_SHUTDOWN_TIMEOUT),
+  // end the gateways' update streams (they reconnect, through a load balancer to another
+  // console), record their disconnects, and only then close the database.
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    log(`${signal}: shutting down`);
-    const force = setTimeout(() => process.exit(1), 10_000);
+    const budget = shutdownTimeoutMs();
+    log(`${signal}: shutting down (finishing requests in flight, up to ${budget / 1000} s)`);
+    const force = setTimeout(() => {
+      console.error("[defguard] shutdown took too long; exiting");
+      process.exit(1);
+    }, budget + 10_000);
     force.unref();
-    server.close();
-    server.closeAllConnections?.();
     stopJobs();
-    // End the gateways' update streams first, so gRPC can shut down without waiting on them.
+    const unfinished = await drainHttp(server, budget);
+    if (unfinished) log(`closed ${unfinished} connection(s) with requests still running after ${budget / 1000} s`);
     await stopHub().catch(() => {});
     await grpc?.stop().catch(() => {});
+    await settleStreamWrites(5000);
     await closeDb().catch(() => {});
     if (embedded) await embedded.stop().catch((e) => console.error("[defguard] stopping PostgreSQL:", e));
     process.exit(0);
@@ -136,7 +171,7 @@ main().catch(async (err) => {
   // is shown with its message (never "undefined").
   const msg = err instanceof Error ? err.message || err.name : String(err);
   console.error(`[defguard] start-up failed: ${msg}`);
-  if (!(err instanceof EmbeddedDbError) && err instanceof Error && err.stack) console.error(err.stack);
+  if (!(err instanceof EmbeddedDbError) && !(err instanceof StartupError) && err instanceof Error && err.stack) console.error(err.stack);
   await embeddedForExit?.stop().catch(() => {});
   process.exit(1);
 });

@@ -27,6 +27,8 @@ export const LAYERS = [
   "i18n",
   "api",
   "log-errors",
+  "logging",
+  "metrics",
   "theme-script",
   "db",
   "events",
@@ -58,7 +60,7 @@ export const LAYERS = [
 ];
 
 /** lib/http (the route wrapper) may import only these besides itself: no domain service. */
-export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "theme-script", "config", "crypto", "i18n", "auth"];
+export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "logging", "metrics", "theme-script", "config", "crypto", "i18n", "auth"];
 
 /** Browser-only code: no module under lib/ outside it may import it. */
 export const BROWSER = ["components/"];

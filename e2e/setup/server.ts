@@ -45,8 +45,11 @@ export function makeTempDir(prefix: string): string {
 
 export interface StartOptions {
   root?: string;
-  /** "server": node --import <server-only hook> --import tsx server.ts (what the e2e suite runs); "start": node scripts/start.mjs (npm start). */
-  entry?: "server" | "start";
+  /**
+   * "server" (or "import"): node --import <server-only hook> --import tsx server.ts, one process
+   * as npm start runs it, so signals reach the server itself; "start": node scripts/start.mjs.
+   */
+  entry?: "server" | "start" | "import";
   dataDir: string;
   logFile: string;
   distDir?: string;
@@ -137,8 +140,9 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
 
+  const entry = opts.entry ?? "server";
   const args =
-    (opts.entry ?? "server") === "start"
+    entry === "start"
       ? [join(root, "scripts/start.mjs")]
       : ["--import", join(root, "scripts/server-only-hook.mjs"), "--import", "tsx", "server.ts"];
   // Output goes straight to a file: nothing in this process has to keep draining a pipe.

@@ -10,6 +10,7 @@ import { assertNotLocked, clearFailures, normaliseLogin, recordFailure } from ".
 import { recordActivity } from "../activity/service";
 import { transaction } from "../events";
 import { getSettings } from "../settings/service";
+import { metrics } from "../metrics";
 
 export { assertNotLocked, clearFailures, recordFailure } from "./throttle";
 
@@ -47,7 +48,15 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
     .limit(1);
   // One counter per account, whether the login was typed as the username or the e-mail.
   const key = user ? normaliseLogin(user.username) : typed;
-  await assertNotLocked(key, meta.ip);
+  try {
+    await assertNotLocked(key, meta.ip);
+  } catch (err) {
+    if (err instanceof AppError && err.status === 429) {
+      metrics().lockouts.inc();
+      metrics().signIns.inc({ result: "locked" });
+    }
+    throw err;
+  }
   const ok = await verifyPassword(user?.passwordHash ?? null, input.password);
   if (!user || !ok) {
     await recordFailure(key, meta.ip, (tx) =>
@@ -56,17 +65,20 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
         description: user ? "Wrong password" : "Unknown user",
       }),
     );
+    metrics().signIns.inc({ result: "failure" });
     throw unauthorized(MSG.badCredentials);
   }
   await clearFailures(key, meta.ip);
   const actor = { userId: user.id, username: user.username, ip: meta.ip };
   if (!user.isActive) {
     await transaction((tx) => recordActivity(tx, actor, { event: "user_login_failed", description: "Account is disabled" }));
+    metrics().signIns.inc({ result: "disabled" });
     throw new AppError(401, MSG.disabled);
   }
 
   if (user.mfaEnabled) {
     const token = await createSession(getDb(), user.id, "password_verified", meta);
+    metrics().signIns.inc({ result: "mfa_required" });
     return {
       kind: "mfa_required",
       userId: user.id,
@@ -85,6 +97,7 @@ export async function login(input: LoginInput, meta: RequestMeta): Promise<Login
     await recordActivity(tx, actor, { event: "user_login" });
     return t;
   });
+  metrics().signIns.inc({ result: "success" });
   const { requireMfa } = await getSettings();
   return { kind: "signed_in", userId: user.id, token, mfaSetupRequired: requireMfa && !user.mfaEnabled };
 }

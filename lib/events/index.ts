@@ -52,8 +52,11 @@ export const EVENTS_CHANNEL = "defguard_events";
 // NOTIFY payloads are limited to 8000 bytes: send events in batches well below that.
 const NOTIFY_BATCH_BYTES = 6000;
 
-async function notifyOtherProcesses(events: DomainEvent[]) {
-  let batch: DomainEvent[] = [];
+/** A committed event as sent over NOTIFY: `at` is the commit time (ms), for the propagation-latency metric. */
+export type StampedEvent = DomainEvent & { at?: number };
+
+async function notifyOtherProcesses(events: DomainEvent[], at: number) {
+  let batch: StampedEvent[] = [];
   let size = 2;
   const flush = async () => {
     if (!batch.length) return;
@@ -61,7 +64,8 @@ async function notifyOtherProcesses(events: DomainEvent[]) {
     batch = [];
     size = 2;
   };
-  for (const e of events) {
+  for (const ev of events) {
+    const e = { ...ev, at };
     const n = JSON.stringify(e).length + 1;
     if (size + n > NOTIFY_BATCH_BYTES) await flush();
     batch.push(e);
@@ -78,8 +82,9 @@ export async function transaction<T>(fn: (tx: Tx, emit: Emit) => Promise<T>): Pr
   const queued: DomainEvent[] = [];
   const result = await getDb().transaction((tx) => fn(tx, (e) => queued.push(e)));
   if (queued.length) {
+    const at = Date.now();
     dispatch(queued);
-    await notifyOtherProcesses(queued).catch((err) => console.error("[events] NOTIFY failed:", describeError(err)));
+    await notifyOtherProcesses(queued, at).catch((err) => console.error("[events] NOTIFY failed:", describeError(err)));
   }
   return result;
 }

@@ -3,7 +3,8 @@ import pg from "pg";
 import { eq } from "drizzle-orm";
 import { databaseUrl, getDb } from "../db";
 import { devices } from "../db/schema";
-import { EVENTS_CHANNEL, type DomainEvent } from "../events";
+import { EVENTS_CHANNEL, type StampedEvent } from "../events";
+import { metrics } from "../metrics";
 import { gatewayConfiguration, peerFor, userPeers, type WireConfiguration, type WirePeer } from "./service";
 import { describeError } from "../log-errors";
 
@@ -100,7 +101,11 @@ function cutWhere(match: (s: Session) => boolean, why: "revoked" | "removed") {
   }
 }
 
+// Commit time of the event being handled, for the propagation-latency metric.
+let handlingAt: number | undefined;
+
 function send(locationId: number, u: WireUpdate) {
+  if (handlingAt !== undefined && hub.subs.get(locationId)?.size) metrics().propagation.observe(Math.max(0, Date.now() - handlingAt) / 1000);
   for (const s of hub.subs.get(locationId) ?? []) {
     try {
       s.write(u);
@@ -118,8 +123,9 @@ async function pubkeyOf(deviceId: number): Promise<string | null> {
 const deletePeer = (pubkey: string): WireUpdate => ({ update_type: "DELETE", peer: { pubkey, allowed_ips: [] } });
 
 /** Turn committed domain events into the smallest updates for the streams this process holds. */
-export async function handleEvents(events: DomainEvent[]): Promise<void> {
+export async function handleEvents(events: StampedEvent[]): Promise<void> {
   for (const e of events) {
+    handlingAt = e.at;
     switch (e.type) {
       case "device.location.added":
       case "device.location.modified": {
@@ -185,7 +191,7 @@ export async function startHub(): Promise<void> {
     const client = new pg.Client({ connectionString: databaseUrl() });
     client.on("notification", (msg) => {
       if (msg.channel !== EVENTS_CHANNEL || !msg.payload) return;
-      let events: DomainEvent[];
+      let events: StampedEvent[];
       try {
         events = JSON.parse(msg.payload);
       } catch {

@@ -125,13 +125,13 @@ const gatewayService: grpc.UntypedServiceImplementation = {
       let connected = false;
       after = () => {
         unsubscribe();
-        if (connected) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err)));
+        if (connected) track(gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err))));
       };
       try {
         await gatewayConnected(who.locationId, who.hostname, PROCESS_ID, { version: who.version });
         connected = true;
         // Ended while the connection was being recorded: record its end too.
-        if (closed) gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err)));
+        if (closed) track(gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err))));
       } catch (err) {
         // The location is gone (or the database is): this stream has nothing to carry.
         console.warn(`[grpc] Updates for location ${who.locationId} refused: ${describeError(err)}`);
@@ -152,7 +152,7 @@ const gatewayService: grpc.UntypedServiceImplementation = {
         if (done) return;
         done = true;
         unregister();
-        void buffer.flush().then(() => (status ? cb(status) : cb(null, {})));
+        track(buffer.flush().then(() => (status ? cb(status) : cb(null, {}))));
       };
       unregister = register({
         locationId: who.locationId,
@@ -178,7 +178,7 @@ const gatewayService: grpc.UntypedServiceImplementation = {
         if (done) return;
         done = true;
         unregister();
-        void buffer.flush();
+        track(buffer.flush());
       };
       call.on("error", (err) => {
         console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
@@ -189,6 +189,27 @@ const gatewayService: grpc.UntypedServiceImplementation = {
     })();
   },
 };
+
+/**
+ * Database writes a stream's end causes (recording a gateway's disconnect, the last statistics
+ * batch). Shutdown waits for them before closing the pool, so they are never cut off by
+ * "the database system is shutting down".
+ */
+const pendingWrites = new Set<Promise<unknown>>();
+function track(p: Promise<unknown>): void {
+  const q = p.catch(() => {}).finally(() => pendingWrites.delete(q));
+  pendingWrites.add(q);
+}
+
+/** Wait (at most `timeoutMs`) for the writes caused by ended streams. */
+export async function settleStreamWrites(timeoutMs = 5000): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...pendingWrites]),
+    new Promise((r) => (timer = setTimeout(r, timeoutMs))),
+  ]);
+  clearTimeout(timer);
+}
 
 export interface GrpcServerHandle {
   port: number;

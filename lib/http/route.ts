@@ -74,6 +74,7 @@ export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) &
 };
 
 const CLIENT_IP_HEADER = "x-defguard-client-ip";
+const REQUEST_ID_HEADER = "x-defguard-request-id";
 const DEFAULT_MAX_BODY = 1024 * 1024;
 const validationText = (en as { validation: Record<string, string> }).validation;
 export const NOT_JSON_MSG = "the request body must be JSON, sent with Content-Type: application/json";
@@ -155,7 +156,8 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
   handler: (ctx: Ctx<Infer<B>, Infer<Q>>) => Promise<Response | unknown>,
 ): RouteHandler {
   const fn = async (req: Request, nextCtx: NextCtx): Promise<Response> => {
-    const requestId = randomUUID();
+    // server.ts assigns every request an id (also sent back as X-Request-Id and put on its log lines).
+    const requestId = req.headers.get(REQUEST_ID_HEADER) || randomUUID();
     try {
       const rawParams = (await nextCtx?.params) ?? {};
       const params: Record<string, string> = {};

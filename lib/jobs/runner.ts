@@ -6,6 +6,7 @@ import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
 import { pruneAuthState } from "../auth/prune";
 import { describeError } from "../log-errors";
+import { metrics } from "../metrics";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -29,18 +30,36 @@ const JOBS: Job[] = [
   { id: 7_241_005, name: "sign-in-state-retention", everyMs: 600_000, run: pruneAuthState },
 ];
 
-async function runOnce(job: Job): Promise<void> {
-  await getDb().transaction(async (tx) => {
+/**
+ * Run `job` if no console process ran it during the last interval: the advisory lock keeps two
+ * runs from overlapping, and job_runs (claimed in the same transaction) keeps processes whose
+ * timers fire at different moments from running it again within one interval. Returns whether
+ * this call ran it. A failed run rolls the claim back, so the next tick anywhere retries.
+ */
+export async function runJobOnce(job: Pick<Job, "id" | "name" | "everyMs" | "run">): Promise<boolean> {
+  return getDb().transaction(async (tx) => {
     const r = await tx.execute<{ ok: boolean }>(sql`select pg_try_advisory_xact_lock(${job.id}) ok`);
-    if (!r.rows[0]?.ok) return;
+    if (!r.rows[0]?.ok) return false;
+    // 10 % slack: a timer firing a little early must not skip a whole interval.
+    const claimed = await tx.execute(sql`
+      insert into job_runs (name, last_run_at) values (${job.name}, now())
+      on conflict (name) do update set last_run_at = now()
+        where job_runs.last_run_at <= now() - make_interval(secs => ${(job.everyMs * 0.9) / 1000})
+      returning name`);
+    if (!claimed.rows.length) return false;
+    metrics().jobRuns.inc({ job: job.name });
     await job.run();
+    return true;
   });
 }
 
 export function startJobs(): () => void {
   const timers = JOBS.map((job) =>
     setInterval(() => {
-      runOnce(job).catch((err) => console.error(`[jobs] ${job.name} failed:`, describeError(err)));
+      runJobOnce(job).catch((err) => {
+        metrics().jobFailures.inc({ job: job.name });
+        console.error(`[jobs] ${job.name} failed:`, describeError(err));
+      });
     }, job.everyMs),
   );
   return () => timers.forEach(clearInterval);

@@ -1,6 +1,7 @@
 import "server-only";
 import { getStatsPool } from "../db";
 import { describeError } from "../log-errors";
+import { metrics } from "../metrics";
 
 /** One gateway.PeerStats sample (counters are cumulative, as the interface reports them). */
 export interface PeerSample {
@@ -68,6 +69,7 @@ export async function ingestBatch(locationId: number, samples: PeerSample[], at 
     ],
   );
   const matched = r.rowCount ?? 0;
+  metrics().statsSamples.inc(matched);
   if (matched < list.length) {
     console.warn(`[stats] location ${locationId}: ignored ${list.length - matched} sample(s) for unknown public keys`);
   }
