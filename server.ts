@@ -20,6 +20,7 @@ import { resetStaleConnections } from "./lib/gateways/service";
 import { startJobs } from "./lib/jobs/runner";
 import { clientAddress } from "./lib/http/client-ip";
 import { hasMalformedEscape, malformedPathAnswer, newNonce, securityHeaders } from "./lib/http/security-headers";
+import { handleOidc } from "./lib/oidc/http";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const dev = process.argv.includes("--dev");
@@ -95,10 +96,14 @@ async function main() {
       res.writeHead(bad.status, { "content-type": bad.contentType, "cache-control": "no-store" }).end(bad.body);
       return;
     }
-    handle(req, res).catch((err) => {
-      console.error("[defguard] unhandled request error", err);
-      if (!res.headersSent) res.writeHead(500).end();
-    });
+    // The OpenID provider (discovery, /api/v1/oauth/authorize|token|userinfo|…) is served
+    // outside Next.js; handleOidc leaves every other path to it.
+    handleOidc(req, res)
+      .then((done) => (done ? undefined : handle(req, res)))
+      .catch((err) => {
+        console.error("[defguard] unhandled request error", err);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
   });
   server.on("error", async (err) => {
     console.error(`[defguard] cannot serve on ${host}:${port}: ${err.message}`);

@@ -7,3 +7,4 @@ export * from "./mfa";
 export * from "./locations";
 export * from "./gateways";
 export * from "./enrollment";
+export * from "./oidc";
