@@ -54,6 +54,16 @@ const ROUTES: Record<string, Row> = {
   "GET /outdated": { access: "admin" },
   "GET /openid/provider": { access: "admin" },
   "GET /activity_log_stream": { access: "admin" },
+  // OpenID apps (the provider's own endpoints are served outside the route table, see lib/oidc/http.ts)
+  "GET /oauth": { access: "admin" },
+  "POST /oauth": { access: "admin" },
+  "GET /oauth/{client_id}": { access: "admin" },
+  "PUT /oauth/{client_id}": { access: "admin" },
+  "POST /oauth/{client_id}": { access: "admin" },
+  "DELETE /oauth/{client_id}": { access: "admin" },
+  "POST /oauth/{client_id}/secret": { access: "admin" },
+  "POST /oauth/keys/rotate": { access: "admin" },
+  "DELETE /user/{username}/oauth_app/{client_id}": { access: "self-or-admin" },
   "GET /user/{username}/auth_key": { access: "self-or-admin" },
   "GET /user/{username}/api_token": { access: "self-or-admin" },
   // the catch-all for unknown paths (JSON 404)
@@ -158,7 +168,7 @@ const ROUTES: Record<string, Row> = {
  * `self` parameter and {username} get the caller's (or the target's) username instead; {name}
  * a throwaway group. Add a value with each new parameter name.
  */
-const PARAM_VALUES: Record<string, string> = { id: "999999", deviceId: "999999", keyId: "999999", gatewayId: "999999", path: "no/such/endpoint" };
+const PARAM_VALUES: Record<string, string> = { id: "999999", deviceId: "999999", keyId: "999999", gatewayId: "999999", client_id: "no-such-app", path: "no/such/endpoint" };
 
 // ------------------------------------------------------------------ answers per access level
 
