@@ -163,7 +163,11 @@ export async function giveConsent(actor: Actor, userId: number, client: Row, sco
 /** DELETE /user/{username}/oauth_app/{client_id}: forget the consent and revoke its tokens. */
 export async function revokeConsent(actor: Actor, username: string, clientId: string): Promise<void> {
   const userId = await requireUserId(username);
-  const client = await findClientRow(clientId);
+  // defguard's web client names the app by its numeric id (authorized_apps[].oauth2client_id).
+  let client = await findClientRow(clientId);
+  if (!client && /^\d{1,9}$/.test(clientId)) {
+    [client] = await getDb().select().from(oauth2Clients).where(eq(oauth2Clients.id, Number(clientId)));
+  }
   if (!client) throw notFound("OpenID app not found");
   await transaction(async (tx) => {
     const gone = await tx
@@ -176,7 +180,7 @@ export async function revokeConsent(actor: Actor, username: string, clientId: st
       description: `Consent to OpenID app ${client.name} revoked for ${username}`,
     });
   });
-  await revokeIssued({ accountId: String(userId), clientId });
+  await revokeIssued({ accountId: String(userId), clientId: client.clientId });
 }
 
 /** UserInfo.authorized_apps: defguard's OAuth2AuthorizedAppInfo. */
