@@ -7,7 +7,10 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import * as oidc from "openid-client";
 import { POST as appsPost } from "@/app/api/v1/oauth/route";
-import { POST as appStatePost, PUT as appPut } from "@/app/api/v1/oauth/[client_id]/route";
+import { DELETE as appDelete, GET as appGet, POST as appStatePost, PUT as appPut } from "@/app/api/v1/oauth/[client_id]/route";
+import { GET as appsGet } from "@/app/api/v1/oauth/route";
+import { POST as secretPost } from "@/app/api/v1/oauth/[client_id]/secret/route";
+import { pruneExpired } from "@/lib/oidc/adapter";
 import { POST as rotatePost } from "@/app/api/v1/oauth/keys/rotate/route";
 import { DELETE as consentDelete } from "@/app/api/v1/user/[username]/oauth_app/[client_id]/route";
 import { GET as userGet } from "@/app/api/v1/user/[username]/route";
@@ -477,6 +480,45 @@ describe("signing key rotation", () => {
     const tokens = await oidc.authorizationCodeGrant(config, c.callback, { pkceCodeVerifier: c.verifier, expectedState: c.state, expectedNonce: c.nonce });
     const header = JSON.parse(Buffer.from(tokens.id_token!.split(".")[0], "base64url").toString());
     expect(res.json.kids).toContain(header.kid);
+  });
+});
+
+describe("apps API", () => {
+  it("add, edit, new secret (old tokens revoked), delete: defguard's OpenidClient shape and activity events", async () => {
+    const created = await call(appsPost, { method: "POST", jar: admin, body: { name: "Grafana", redirect_uri: ["https://grafana.example.org/login/generic_oauth"], scope: ["openid", "email"] } });
+    expect(created.status, created.text).toBe(201);
+    const g = created.json;
+    expect(Object.keys(g).sort()).toEqual(["client_id", "client_secret", "enabled", "id", "name", "redirect_uri", "scope"]);
+    expect(g.enabled).toBe(true);
+    const stored = await query<{ client_secret: string }>("select client_secret from oauth2_clients where client_id = $1", [g.client_id]);
+    expect(stored[0].client_secret).not.toContain(g.client_secret);
+    const listed = await call(appsGet, { jar: admin });
+    expect(listed.json.map((a: { client_id: string }) => a.client_id)).toContain(g.client_id);
+    expect((await call(appsGet, { jar: alice })).status).toBe(403);
+    const edited = await call(appPut, { method: "PUT", jar: admin, params: { client_id: g.client_id }, body: { name: "Grafana 2", redirect_uri: ["https://grafana.example.org/cb"], scope: ["openid"], enabled: true } });
+    expect(edited.json).toMatchObject({ name: "Grafana 2", redirect_uri: ["https://grafana.example.org/cb"], scope: ["openid"], client_secret: g.client_secret });
+    // A new secret: the old one no longer authenticates, and tokens issued before are revoked.
+    const before = await rp();
+    const c = await codeFor(before, alice);
+    const tokens = await oidc.authorizationCodeGrant(before, c.callback, { pkceCodeVerifier: c.verifier, expectedState: c.state, expectedNonce: c.nonce });
+    const fresh = await call(secretPost, { method: "POST", jar: admin, params: { client_id: app.client_id } });
+    expect(fresh.status, fresh.text).toBe(200);
+    expect(fresh.json.client_secret).not.toBe(app.client_secret);
+    await expect(oidc.refreshTokenGrant(before, tokens.refresh_token!)).rejects.toMatchObject({ status: 401 });
+    app = { ...app, client_secret: fresh.json.client_secret };
+    const after = await rp();
+    await expect(oidc.refreshTokenGrant(after, tokens.refresh_token!)).rejects.toMatchObject({ error: "invalid_grant" });
+    const del = await call(appDelete, { method: "DELETE", jar: admin, params: { client_id: g.client_id } });
+    expect(del.status).toBe(200);
+    expect((await call(appGet, { jar: admin, params: { client_id: g.client_id } })).status).toBe(404);
+    const events = (await query<{ event: string }>("select event from activity_log where event like 'open_id_app_%'")).map((e) => e.event);
+    expect(events).toEqual(expect.arrayContaining(["open_id_app_added", "open_id_app_modified", "open_id_app_state_changed", "open_id_app_removed"]));
+  });
+
+  it("expired provider rows are removed by the retention job", async () => {
+    await query("insert into oidc_payloads (model, id, payload, expires_at) values ('AccessToken', 'old', '{}', now() - interval '2 days'), ('AccessToken', 'live', '{}', now() + interval '1 hour')");
+    expect(await pruneExpired()).toBe(1);
+    expect((await query<{ id: string }>("select id from oidc_payloads where id in ('old', 'live')")).map((r) => r.id)).toEqual(["live"]);
   });
 });
 
