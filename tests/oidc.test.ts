@@ -542,3 +542,35 @@ describe("apps API bad input", () => {
   });
 });
 
+
+describe("behind a TLS-terminating proxy", () => {
+  it("an https DEFGUARD_URL gives Secure cookies and https endpoints, whatever forwarded headers the client sends", async () => {
+    const { resetProvider } = await import("@/lib/oidc/provider");
+    const saved = process.env.DEFGUARD_URL;
+    process.env.DEFGUARD_URL = "https://console.example.org";
+    resetProvider();
+    try {
+      const d = await (await fetch(`${base.url}/.well-known/openid-configuration`, { headers: { "x-forwarded-host": "evil.example.net", "x-forwarded-proto": "http" } })).json();
+      expect(d.issuer).toBe("https://console.example.org");
+      expect(d.token_endpoint).toBe("https://console.example.org/api/v1/oauth/token");
+      const q = new URLSearchParams({
+        client_id: app.client_id,
+        response_type: "code",
+        redirect_uri: CALLBACK,
+        scope: "openid",
+        state: "s",
+        code_challenge: await oidc.calculatePKCECodeChallenge(oidc.randomPKCECodeVerifier()),
+        code_challenge_method: "S256",
+      });
+      const res = await fetch(`${base.url}/api/v1/oauth/authorize?${q}`, { redirect: "manual", headers: { cookie: cookieHeader(signedIn(alice)) } });
+      expect(res.status).toBe(303);
+      const cookies = res.headers.getSetCookie();
+      expect(cookies.length).toBeGreaterThan(0);
+      for (const c of cookies) expect(c.toLowerCase()).toContain("; secure");
+      expect(res.headers.get("location")).toMatch(/^\/api\/v1\/oauth\/interaction\//);
+    } finally {
+      process.env.DEFGUARD_URL = saved;
+      resetProvider();
+    }
+  });
+});

@@ -8,6 +8,7 @@ import { SESSION_COOKIE, xsrfTokenFor, XSRF_HEADER, type Session } from "../auth
 import { safeEqual } from "../crypto";
 import { parseCookies } from "../http/cookies";
 import { LOCALE_COOKIE } from "../i18n/negotiate";
+import { publicUrl } from "../config";
 import { findClientRow, giveConsent } from "./clients";
 import { consentPage, disabledAppPage, errorPage } from "./pages";
 import { consoleSession, DISCOVERY_PATH, getProvider, INTERACTION_PREFIX, isProviderPath, OIDC_PATHS, recordAppSignIn } from "./provider";
@@ -48,11 +49,26 @@ export function grantedScopes(requested: string, allowed: string[]): string[] {
   return ["openid", ...allowed.filter((s) => s !== "openid" && SUPPORTED.has(s) && want.has(s))];
 }
 
+/**
+ * The provider (Koa) learns scheme, host and client address from forwarded headers, which we
+ * set ourselves from DEFGUARD_URL and the address server.ts resolved: behind a TLS-terminating
+ * proxy its cookies stay Secure, and no client can choose these values.
+ */
+function forwarded(req: IncomingMessage) {
+  const pub = new URL(publicUrl());
+  req.headers["x-forwarded-proto"] = pub.protocol.replace(":", "");
+  req.headers["x-forwarded-host"] = pub.host;
+  const ip = clientIp(req);
+  if (ip) req.headers["x-forwarded-for"] = ip;
+  else delete req.headers["x-forwarded-for"];
+}
+
 /** Handles the request if it belongs to the OpenID provider; false lets Next.js have it. */
 export async function handleOidc(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   const url = new URL(req.url ?? "/", "http://x");
   const path = url.pathname;
   const method = (req.method ?? "GET").toUpperCase();
+  if (path.startsWith(INTERACTION_PREFIX) || isProviderPath(path)) forwarded(req);
   if (path.startsWith(INTERACTION_PREFIX)) {
     await interaction(req, res, path.slice(INTERACTION_PREFIX.length), method);
     return true;

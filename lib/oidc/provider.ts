@@ -175,7 +175,8 @@ async function build(): Promise<Holder> {
   await ensureKeys();
   const { keys, version } = await loadKeys();
   const provider = new Provider(publicUrl(), configuration({ keys: keys as never }));
-  provider.proxy = process.env.DEFGUARD_TRUST_PROXY === "1";
+  // http.ts overwrites the forwarded headers with trusted values before every provider request.
+  provider.proxy = true;
   provider.on("authorization.success", (ctx: KoaContextWithOIDC) => {
     const accountId = ctx.oidc.session?.accountId;
     if (accountId) void recordAppSignIn(Number(accountId), ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? "", ctx.ip);
