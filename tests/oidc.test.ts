@@ -243,6 +243,20 @@ describe("authorization code flow", () => {
     expect(page.text).toContain('name="decision" value="allow"');
   });
 
+  it("response_mode=form_post: an auto-posting page allowed by the CSP (script hash, form-action to the app)", async () => {
+    const config = await rp();
+    const p = await authRequest(config, { response_mode: "form_post" });
+    const page = await browse(signedIn(alice), p.url.toString());
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`<form method="post" action="${CALLBACK}">`);
+    expect(page.text).toMatch(/name="code" value="[^"]+"/);
+    const csp = page.headers.get("content-security-policy")!;
+    expect(csp).toContain("form-action 'self' https://wiki.example.org");
+    const script = /<script>([^<]*)<\/script>/.exec(page.text)![1];
+    const { createHash } = await import("node:crypto");
+    expect(csp).toContain(`'sha256-${createHash("sha256").update(script).digest("base64")}'`);
+  });
+
   it("deny on the consent page: error=access_denied at the app", async () => {
     const config = await rp();
     const p = await authRequest(config, { prompt: "consent" });

@@ -175,6 +175,7 @@ async function build(): Promise<Holder> {
   await ensureKeys();
   const { keys, version } = await loadKeys();
   const provider = new Provider(publicUrl(), configuration({ keys: keys as never }));
+  provider.use(formPostCsp);
   // http.ts overwrites the forwarded headers with trusted values before every provider request.
   provider.proxy = true;
   provider.on("authorization.success", (ctx: KoaContextWithOIDC) => {
@@ -182,6 +183,26 @@ async function build(): Promise<Holder> {
     if (accountId) void recordAppSignIn(Number(accountId), ctx.oidc.client?.clientName ?? ctx.oidc.client?.clientId ?? "", ctx.ip);
   });
   return { provider, version, checkedAt: Date.now() };
+}
+
+/**
+ * response_mode=form_post under the console's CSP: oidc-provider already allows its page's one
+ * script by hash; the form must also be allowed to post to the app's origin (the redirect URI
+ * the provider checked, which is the form's action).
+ */
+async function formPostCsp(ctx: KoaContextWithOIDC, next: () => Promise<void>) {
+  await next();
+  if (typeof ctx.body !== "string" || !ctx.response.is("html") || !ctx.body.includes("<title>Submitting Callback</title>")) return;
+  const action = /<form method="post" action="([^"]+)"/.exec(ctx.body)?.[1];
+  const csp = ctx.response.get("content-security-policy");
+  if (!action || !csp) return;
+  let origin: string;
+  try {
+    origin = new URL(action.replace(/&amp;/g, "&")).origin;
+  } catch {
+    return;
+  }
+  ctx.set("content-security-policy", csp.replace(/form-action ([^;]*)/, `form-action $1 ${origin}`));
 }
 
 /** "Signed in to an OpenID app" in the activity log. */
