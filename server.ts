@@ -26,6 +26,7 @@ import { registerDbMetrics } from "./lib/db/metrics";
 import { StartupError, waitForDatabase } from "./lib/db/wait";
 import { settleStreamWrites } from "./lib/grpc/server";
 import { drainHttp, shutdownTimeoutMs, trackInflight } from "./lib/http/drain";
+import { handleOidc } from "./lib/oidc/http";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 installLogFormat();
@@ -124,10 +125,14 @@ async function main() {
       res.writeHead(bad.status, { "content-type": bad.contentType, "cache-control": "no-store" }).end(bad.body);
       return;
     }
-    handle(req, res).catch((err) => {
-      console.error("[defguard] unhandled request error", err);
-      if (!res.headersSent) res.writeHead(500).end();
-    });
+    // The OpenID provider (discovery, /api/v1/oauth/authorize|token|userinfo|…) is served
+    // outside Next.js; handleOidc leaves every other path to it.
+    handleOidc(req, res)
+      .then((done) => (done ? undefined : handle(req, res)))
+      .catch((err) => {
+        console.error("[defguard] unhandled request error", err);
+        if (!res.headersSent) res.writeHead(500).end();
+      });
   };
   server.on("error", async (err) => {
     console.error(`[defguard] cannot serve on ${host}:${port}: ${err.message}`);

@@ -27,6 +27,7 @@ export const LAYERS = [
   "i18n",
   "api",
   "log-errors",
+  "cookies",
   "logging",
   "metrics",
   "theme-script",
@@ -54,13 +55,14 @@ export const LAYERS = [
   "health",
   // composition: processes and descriptions of the whole API
   "grpc",
+  "oidc",
   "jobs",
   "bootstrap",
   "openapi",
 ];
 
 /** lib/http (the route wrapper) may import only these besides itself: no domain service. */
-export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "logging", "metrics", "theme-script", "config", "crypto", "i18n", "auth"];
+export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "cookies", "logging", "metrics", "theme-script", "config", "crypto", "i18n", "auth"];
 
 /** Browser-only code: no module under lib/ outside it may import it. */
 export const BROWSER = ["components/"];

@@ -78,7 +78,9 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
       window.location.assign(url);
       return;
     }
-    router.replace(returnTo ?? (user.is_admin ? "/overview" : "/me"));
+    // An OpenID authorization resumes at an API path served outside Next.js: load it in full.
+    if (returnTo?.startsWith("/api/")) window.location.assign(returnTo);
+    else router.replace(returnTo ?? (user.is_admin ? "/overview" : "/me"));
   }
 
   const login = useMutation({

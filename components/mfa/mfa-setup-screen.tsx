@@ -80,7 +80,8 @@ export function MfaSetupScreen({ returnTo }: { returnTo: string | null }) {
     setLeaving(true);
     const user = await client.fetchQuery({ ...currentUserQuery, staleTime: 0 }).catch(() => me.data);
     if (user) updateSession({ user });
-    router.replace(returnTo ?? (user?.is_admin ? "/overview" : "/me"));
+    if (returnTo?.startsWith("/api/")) window.location.assign(returnTo);
+    else router.replace(returnTo ?? (user?.is_admin ? "/overview" : "/me"));
   }
 
   function enabled(what: "totp" | "email" | "key") {

@@ -20,6 +20,7 @@ import { ChangePasswordDialog } from "@/components/users/change-password-dialog"
 import { useUserDetails } from "@/components/users/queries";
 import { UserActionsMenu } from "@/components/users/user-actions";
 import { MfaSection } from "./mfa-section";
+import { AuthorizedApps } from "@/components/openid/authorized-apps";
 import { UserDevices } from "@/components/devices/user-devices";
 import { ProfileForm } from "./profile-form";
 
@@ -139,6 +140,7 @@ function ProfileBody({ user, self, admin }: ProfileBodyProps) {
           </CardBody>
         </Card>
         <div className="flex flex-col gap-4">
+          <AuthorizedApps user={user} />
           <Card>
             <CardHeader title={t("groups")} description={admin && !editing ? t("groupsEditHint") : undefined} />
             <CardBody>

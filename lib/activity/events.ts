@@ -57,6 +57,14 @@ export const ACTIVITY_EVENTS = [
   "settings_updated",
   "settings_updated_partial",
   "smtp_test_sent",
+  "open_id_app_added",
+  "open_id_app_removed",
+  "open_id_app_modified",
+  "open_id_app_state_changed",
+  "open_id_app_consent_given",
+  "open_id_app_consent_revoked",
+  "user_login_open_id_app",
+  "open_id_keys_rotated",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -5,6 +5,7 @@ import { pruneStats, updatePresence } from "./presence";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
 import { pruneAuthState } from "../auth/prune";
+import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
 
@@ -28,6 +29,7 @@ const JOBS: Job[] = [
   { id: 7_241_003, name: "gateway-notifications", everyMs: 30_000, run: notifyGateways },
   { id: 7_241_004, name: "enrollment-token-retention", everyMs: 3_600_000, run: pruneEnrollmentTokens },
   { id: 7_241_005, name: "sign-in-state-retention", everyMs: 600_000, run: pruneAuthState },
+  { id: 7_241_006, name: "oidc-retention", everyMs: 3_600_000, run: pruneOidcPayloads },
 ];
 
 /**

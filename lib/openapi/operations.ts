@@ -18,6 +18,7 @@ import { statsQuerySchema } from "../stats/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
 import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
+import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -69,6 +70,15 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/updates", tag: "platform", access: "admin", summary: "Available update, or null" },
   { method: "GET", path: "/outdated", tag: "platform", access: "admin", summary: "Components too old for this console: {gateways: [{version, hostname}], proxy}" },
   { method: "GET", path: "/openid/provider", tag: "openid", access: "admin", summary: "External OpenID provider (204 when none is set)", ok: { status: 204, description: "no provider" } },
+  { method: "GET", path: "/oauth", tag: "openid", access: "admin", summary: "OpenID apps: [{id, client_id, client_secret, name, redirect_uri, scope, enabled}]" },
+  { method: "POST", path: "/oauth", tag: "openid", access: "admin", body: openidClientSchema, summary: "Add an OpenID app (client id and secret made on the server)", ok: { status: 201, description: "OpenidClient" } },
+  { method: "GET", path: "/oauth/{client_id}", tag: "openid", access: "admin", summary: "One OpenID app" },
+  { method: "PUT", path: "/oauth/{client_id}", tag: "openid", access: "admin", body: openidClientSchema, summary: "Edit an OpenID app" },
+  { method: "POST", path: "/oauth/{client_id}", tag: "openid", access: "admin", body: openidClientStateSchema, summary: "Enable or disable an OpenID app" },
+  { method: "DELETE", path: "/oauth/{client_id}", tag: "openid", access: "admin", summary: "Delete an OpenID app (its tokens are revoked)" },
+  { method: "POST", path: "/oauth/{client_id}/secret", tag: "openid", access: "admin", summary: "Regenerate an OpenID app's client secret (its tokens are revoked)" },
+  { method: "POST", path: "/oauth/keys/rotate", tag: "openid", access: "admin", summary: "Rotate the OpenID signing keys (needs a fresh proof, else 403 reauth_required); old keys stay in the JWKS until their tokens expired" },
+  { method: "DELETE", path: "/user/{username}/oauth_app/{client_id}", tag: "openid", access: "self-or-admin", summary: "Revoke a user's consent to an OpenID app, and the app's tokens for that user" },
   { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams (none yet: [])" },
   { method: "GET", path: "/user/{username}/auth_key", tag: "users", access: "self-or-admin", summary: "A user's SSH/GPG keys (none yet: [])" },
   { method: "GET", path: "/user/{username}/api_token", tag: "users", access: "self-or-admin", summary: "A user's API tokens: [{id, name, created_at}] (none yet: [])" },

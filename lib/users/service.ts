@@ -69,7 +69,14 @@ function userListWhere(q: Pick<ListUsersQuery, "search" | "filter">): SQL {
 export async function getUserInfo(userId: number, tx: Tx = getDb()): Promise<UserInfo> {
   const r = await tx.execute<{ info: UserInfo }>(sql`select row_to_json(v) info from ${userInfoView} where v.id = ${userId}`);
   if (!r.rows.length) throw notFound("user not found");
-  return r.rows[0].info;
+  const info = r.rows[0].info;
+  // The OpenID apps this user consented to (lists keep them empty, as defguard's list does).
+  const apps = await tx.execute<{ oauth2client_id: number; oauth2client_name: string; user_id: number }>(
+    sql`select c.id oauth2client_id, c.name oauth2client_name, k.user_id from oauth2_consents k
+        join oauth2_clients c on c.id = k.client_id where k.user_id = ${userId} order by c.name`,
+  );
+  info.authorized_apps = apps.rows.map((r) => ({ ...r, oauth2client_id: Number(r.oauth2client_id), user_id: Number(r.user_id) }));
+  return info;
 }
 
 /** UserInfo of many users in one query (the entries the users_list_json triggers keep), by id. */

@@ -52,6 +52,10 @@ const OUR_EVENTS = [
   "gateway_token_rotated",
   "user_reauthenticated",
   "smtp_test_sent",
+  "open_id_app_consent_given",
+  "open_id_app_consent_revoked",
+  "user_login_open_id_app",
+  "open_id_keys_rotated",
 ];
 
 let admin: Jar;

@@ -8,3 +8,4 @@ export * from "./locations";
 export * from "./gateways";
 export * from "./enrollment";
 export * from "./jobs";
+export * from "./oidc";
