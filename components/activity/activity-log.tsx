@@ -9,13 +9,13 @@ import { cn } from "@/components/ui/cn";
 import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { DatePicker } from "@/components/ui/date-picker";
 import { Field } from "@/components/ui/field";
-import { MultiSelect, type MultiSelectOption } from "@/components/ui/multi-select";
+import { MultiSelect, type MultiSelectLabels, type MultiSelectOption } from "@/components/ui/multi-select";
 import { PageHeader } from "@/components/ui/page-header";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { SearchInput } from "@/components/ui/search-input";
 import { ServerPagingFooter, usePageBounds, useSearchText } from "@/components/ui/server-paging";
 import { useDatePickerLabels, useMultiSelectLabels, usePagerLabels } from "@/components/users/labels";
-import { intParam, useUrlState } from "@/components/users/url-state";
+import { intParam, useUrlState, type ParamPatch } from "@/components/users/url-state";
 import { ACTIVITY_PAGE_SIZE, useActivity, useActivityFilters, type ActivityEvent } from "./queries";
 
 const WIDE = "hidden lg:table-cell";
@@ -101,6 +101,43 @@ function useColumns(showUser: boolean): DataColumn<ActivityEvent>[] {
   }, [t, labels, showUser]);
 }
 
+/** One multi-value filter of the log (its values come from the server; the address keeps the choice). */
+function FilterPicker({
+  param,
+  label,
+  value,
+  values,
+  getLabel,
+  set,
+  ...rest
+}: {
+  param: string;
+  label: string;
+  value: string[];
+  values: string[] | undefined;
+  getLabel?: (v: string) => string;
+  set: (patch: ParamPatch) => void;
+  loading: boolean;
+  placeholder: string;
+  labels: MultiSelectLabels;
+}) {
+  const name = getLabel ?? ((v: string) => v);
+  const options: MultiSelectOption[] = (values ?? []).map((v) => ({ value: v, label: name(v), description: name(v) !== v ? v : undefined }));
+  return (
+    <Field label={label} className={PICKER}>
+      <MultiSelect
+        data-testid={`activity-filter-${param}`}
+        value={value}
+        onChange={(v) => set({ [param]: v, page: null })}
+        options={options}
+        getLabel={getLabel}
+        maxChips={2}
+        {...rest}
+      />
+    </Field>
+  );
+}
+
 const toIso = (d: Date | undefined) => (d ? d.toISOString() : null);
 const fromIso = (s: string | null) => {
   if (!s) return undefined;
@@ -156,8 +193,7 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
     set({ q: null, user: null, event: null, module: null, location: null, from: null, until: null, page: null });
   }
 
-  const opts = (values: string[] | undefined, label: (v: string) => string = (v) => v): MultiSelectOption[] =>
-    (values ?? []).map((v) => ({ value: v, label: label(v), description: label(v) !== v ? v : undefined }));
+  const picker = { set, loading: filters.isPending, placeholder: t("filter.any"), labels: pickerLabels };
 
   const showLocations = (filters.data?.locations.length ?? 0) > 0 || locations.length > 0;
 
@@ -228,59 +264,11 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
           id="activity-filters"
           className={cn("flex flex-col gap-3 sm:flex-row sm:flex-wrap", !showFilters && "hidden md:flex")}
         >
-          {isAdmin && (
-            <Field label={t("filter.user")} className={PICKER}>
-              <MultiSelect
-                data-testid="activity-filter-user"
-                value={usernames}
-                onChange={(v) => set({ user: v, page: null })}
-                options={opts(filters.data?.usernames)}
-                loading={filters.isPending}
-                placeholder={t("filter.any")}
-                labels={pickerLabels}
-                maxChips={2}
-              />
-            </Field>
-          )}
-          <Field label={t("filter.event")} className={PICKER}>
-            <MultiSelect
-              data-testid="activity-filter-event"
-              value={events}
-              onChange={(v) => set({ event: v, page: null })}
-              options={opts(filters.data?.events, labels.event)}
-              getLabel={labels.event}
-              loading={filters.isPending}
-              placeholder={t("filter.any")}
-              labels={pickerLabels}
-              maxChips={2}
-            />
-          </Field>
-          <Field label={t("filter.module")} className={PICKER}>
-            <MultiSelect
-              data-testid="activity-filter-module"
-              value={modules}
-              onChange={(v) => set({ module: v, page: null })}
-              options={opts(filters.data?.modules, labels.module)}
-              getLabel={labels.module}
-              loading={filters.isPending}
-              placeholder={t("filter.any")}
-              labels={pickerLabels}
-              maxChips={2}
-            />
-          </Field>
+          {isAdmin && <FilterPicker param="user" label={t("filter.user")} value={usernames} values={filters.data?.usernames} {...picker} />}
+          <FilterPicker param="event" label={t("filter.event")} value={events} values={filters.data?.events} getLabel={labels.event} {...picker} />
+          <FilterPicker param="module" label={t("filter.module")} value={modules} values={filters.data?.modules} getLabel={labels.module} {...picker} />
           {showLocations && (
-            <Field label={t("filter.location")} className={PICKER}>
-              <MultiSelect
-                data-testid="activity-filter-location"
-                value={locations}
-                onChange={(v) => set({ location: v, page: null })}
-                options={opts(filters.data?.locations)}
-                loading={filters.isPending}
-                placeholder={t("filter.any")}
-                labels={pickerLabels}
-                maxChips={2}
-              />
-            </Field>
+            <FilterPicker param="location" label={t("filter.location")} value={locations} values={filters.data?.locations} {...picker} />
           )}
         </div>
       </div>
