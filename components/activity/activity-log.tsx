@@ -1,40 +1,26 @@
 "use client";
 
-import { memo, useEffect, useMemo, useRef, useState } from "react";
+import { useMemo, useState } from "react";
 import { useTranslations } from "next-intl";
 import { Activity, FilterX, ListFilter, SearchX } from "lucide-react";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { DatePicker } from "@/components/ui/date-picker";
-import { EmptyState } from "@/components/ui/empty-state";
 import { Field } from "@/components/ui/field";
-import { InlineError } from "@/components/ui/inline-error";
-import { MultiSelect, type MultiSelectOption } from "@/components/ui/multi-select";
+import { MultiSelect, type MultiSelectLabels, type MultiSelectOption } from "@/components/ui/multi-select";
 import { PageHeader } from "@/components/ui/page-header";
-import { Pagination } from "@/components/ui/pagination";
 import { RelativeTime } from "@/components/ui/relative-time";
-import {
-  Table,
-  TableBody,
-  TableCell,
-  TableContainer,
-  TableHead,
-  TableHeader,
-  TableMessageRow,
-  TableRow,
-  TableSkeletonRows,
-} from "@/components/ui/table";
-import { useDebouncedValue } from "@/components/ui/use-debounced-value";
 import { SearchInput } from "@/components/ui/search-input";
+import { ServerPagingFooter, usePageBounds, useSearchText } from "@/components/ui/server-paging";
 import { useDatePickerLabels, useMultiSelectLabels, usePagerLabels } from "@/components/users/labels";
-import { intParam, useUrlState } from "@/components/users/url-state";
+import { intParam, useUrlState, type ParamPatch } from "@/components/users/url-state";
 import { ACTIVITY_PAGE_SIZE, useActivity, useActivityFilters, type ActivityEvent } from "./queries";
 
 const WIDE = "hidden lg:table-cell";
 const SMALL = "hidden sm:table-cell";
 const MEDIUM = "hidden md:table-cell";
-const COLUMNS = 8;
 // Filter widths: the pickers stay compact, the dates fit "MM/dd/yyyy HH:mm".
 const FILTER = "gap-1 [&>label]:text-xs [&>label]:text-fg-muted";
 const PICKER = `${FILTER} sm:min-w-40 sm:flex-1`;
@@ -59,36 +45,98 @@ function eventTone(event: string): "neutral" | "success" | "warning" | "error" |
   return "neutral";
 }
 
-const EventRow = memo(function EventRow({ e, showUser }: { e: ActivityEvent; showUser: boolean }) {
+const dash = <span className="text-fg-subtle">—</span>;
+
+function useColumns(showUser: boolean): DataColumn<ActivityEvent>[] {
+  const t = useTranslations("activity");
   const labels = useLabels();
-  const dash = <span className="text-fg-subtle">—</span>;
+  return useMemo(() => {
+    const user: DataColumn<ActivityEvent>[] = showUser
+      ? [{ header: t("columns.user"), className: MEDIUM, cellClassName: "max-w-40 truncate font-medium", skeleton: "w-20", cell: (e) => e.username }]
+      : [];
+    return [
+      {
+        header: t("columns.date"),
+        cellClassName: "whitespace-nowrap align-top text-fg-muted sm:align-middle",
+        skeleton: "w-20",
+        cell: (e) => (
+          <>
+            <RelativeTime value={e.timestamp} />
+            {/* Narrow screens: the user under the date (their own column from md). */}
+            {showUser && <p className="mt-0.5 max-w-32 truncate text-xs font-medium text-fg md:hidden">{e.username}</p>}
+          </>
+        ),
+      },
+      ...user,
+      { header: t("columns.ip"), className: WIDE, cellClassName: "whitespace-nowrap font-mono text-xs text-fg-muted", skeleton: "w-20", cell: (e) => e.ip ?? dash },
+      { header: t("columns.location"), className: WIDE, cellClassName: "max-w-32 truncate", skeleton: "w-16", cell: (e) => e.location ?? dash },
+      {
+        header: t("columns.event"),
+        cellClassName: "py-2 align-top sm:align-middle",
+        skeleton: "w-24",
+        cell: (e) => (
+          <>
+            <Badge tone={eventTone(e.event)} title={e.event} data-testid="activity-event">
+              {labels.event(e.event)}
+            </Badge>
+            {/* Narrow screens: the description under the event (its own column from sm). */}
+            {e.description && <p className="mt-1 line-clamp-2 break-words text-xs text-fg-muted sm:hidden">{e.description}</p>}
+          </>
+        ),
+      },
+      { header: t("columns.module"), className: MEDIUM, cellClassName: "whitespace-nowrap text-fg-muted", skeleton: "w-16", cell: (e) => labels.module(e.module) },
+      { header: t("columns.device"), className: WIDE, cellClassName: "max-w-32 truncate", skeleton: "w-16", cell: (e) => e.device ?? dash },
+      {
+        header: t("columns.description"),
+        className: SMALL,
+        cellClassName: "min-w-48 text-fg-muted",
+        skeleton: "w-48",
+        cell: (e) => (
+          <span className="line-clamp-2 break-words" title={e.description}>
+            {e.description ?? dash}
+          </span>
+        ),
+      },
+    ];
+  }, [t, labels, showUser]);
+}
+
+/** One multi-value filter of the log (its values come from the server; the address keeps the choice). */
+function FilterPicker({
+  param,
+  label,
+  value,
+  values,
+  getLabel,
+  set,
+  ...rest
+}: {
+  param: string;
+  label: string;
+  value: string[];
+  values: string[] | undefined;
+  getLabel?: (v: string) => string;
+  set: (patch: ParamPatch) => void;
+  loading: boolean;
+  placeholder: string;
+  labels: MultiSelectLabels;
+}) {
+  const name = getLabel ?? ((v: string) => v);
+  const options: MultiSelectOption[] = (values ?? []).map((v) => ({ value: v, label: name(v), description: name(v) !== v ? v : undefined }));
   return (
-    <TableRow data-testid="activity-row" data-event={e.event} className="[&>td]:h-10">
-      <TableCell className="whitespace-nowrap align-top text-fg-muted sm:align-middle">
-        <RelativeTime value={e.timestamp} />
-        {/* Narrow screens: the user under the date (their own column from md). */}
-        {showUser && <p className="mt-0.5 max-w-32 truncate text-xs font-medium text-fg md:hidden">{e.username}</p>}
-      </TableCell>
-      {showUser && <TableCell className={cn(MEDIUM, "max-w-40 truncate font-medium")}>{e.username}</TableCell>}
-      <TableCell className={cn(WIDE, "whitespace-nowrap font-mono text-xs text-fg-muted")}>{e.ip ?? dash}</TableCell>
-      <TableCell className={cn(WIDE, "max-w-32 truncate")}>{e.location ?? dash}</TableCell>
-      <TableCell className="py-2 align-top sm:align-middle">
-        <Badge tone={eventTone(e.event)} title={e.event} data-testid="activity-event">
-          {labels.event(e.event)}
-        </Badge>
-        {/* Narrow screens: the description under the event (its own column from sm). */}
-        {e.description && <p className="mt-1 line-clamp-2 break-words text-xs text-fg-muted sm:hidden">{e.description}</p>}
-      </TableCell>
-      <TableCell className={cn(MEDIUM, "whitespace-nowrap text-fg-muted")}>{labels.module(e.module)}</TableCell>
-      <TableCell className={cn(WIDE, "max-w-32 truncate")}>{e.device ?? dash}</TableCell>
-      <TableCell className={cn(SMALL, "min-w-48 text-fg-muted")}>
-        <span className="line-clamp-2 break-words" title={e.description}>
-          {e.description ?? dash}
-        </span>
-      </TableCell>
-    </TableRow>
+    <Field label={label} className={PICKER}>
+      <MultiSelect
+        data-testid={`activity-filter-${param}`}
+        value={value}
+        onChange={(v) => set({ [param]: v, page: null })}
+        options={options}
+        getLabel={getLabel}
+        maxChips={2}
+        {...rest}
+      />
+    </Field>
   );
-});
+}
 
 const toIso = (d: Date | undefined) => (d ? d.toISOString() : null);
 const fromIso = (s: string | null) => {
@@ -109,7 +157,6 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
   const filters = useActivityFilters();
   const [showFilters, setShowFilters] = useState(false);
   const [invalidDate, setInvalidDate] = useState<{ from: boolean; until: boolean }>({ from: false, until: false });
-  const scroller = useRef<HTMLDivElement>(null);
 
   const q = params.get("q") ?? "";
   const usernames = params.getAll("user");
@@ -121,13 +168,7 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
   const page = intParam(params.get("page"));
   const rangeInvalid = from !== undefined && until !== undefined && from > until;
 
-  const [text, setText] = useState(q);
-  const debounced = useDebouncedValue(text.trim(), 250);
-  useEffect(() => {
-    if (debounced !== q) set({ q: debounced, page: null });
-    // Only when the typed text settles.
-    // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [debounced]);
+  const [text, setText] = useSearchText(q, set);
 
   const log = useActivity({
     search: q,
@@ -140,12 +181,8 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
     page,
   });
   const pagination = log.data?.pagination;
-  useEffect(() => {
-    if (pagination && page > pagination.total_pages) set({ page: pagination.total_pages > 1 ? pagination.total_pages : null });
-  }, [pagination, page, set]);
-  useEffect(() => {
-    scroller.current?.scrollTo({ top: 0 });
-  }, [page]);
+  const scroller = usePageBounds(page, pagination, set);
+  const columns = useColumns(isAdmin);
 
   const activeFilters = (isAdmin ? usernames.length : 0) + events.length + modules.length + locations.length + (from ? 1 : 0) + (until ? 1 : 0);
   const filtered = activeFilters > 0 || q !== "";
@@ -156,10 +193,8 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
     set({ q: null, user: null, event: null, module: null, location: null, from: null, until: null, page: null });
   }
 
-  const opts = (values: string[] | undefined, label: (v: string) => string = (v) => v): MultiSelectOption[] =>
-    (values ?? []).map((v) => ({ value: v, label: label(v), description: label(v) !== v ? v : undefined }));
+  const picker = { set, loading: filters.isPending, placeholder: t("filter.any"), labels: pickerLabels };
 
-  const rows = log.data?.data ?? [];
   const showLocations = (filters.data?.locations.length ?? 0) > 0 || locations.length > 0;
 
   return (
@@ -229,135 +264,64 @@ export function ActivityLog({ isAdmin }: { isAdmin: boolean }) {
           id="activity-filters"
           className={cn("flex flex-col gap-3 sm:flex-row sm:flex-wrap", !showFilters && "hidden md:flex")}
         >
-          {isAdmin && (
-            <Field label={t("filter.user")} className={PICKER}>
-              <MultiSelect
-                data-testid="activity-filter-user"
-                value={usernames}
-                onChange={(v) => set({ user: v, page: null })}
-                options={opts(filters.data?.usernames)}
-                loading={filters.isPending}
-                placeholder={t("filter.any")}
-                labels={pickerLabels}
-                maxChips={2}
-              />
-            </Field>
-          )}
-          <Field label={t("filter.event")} className={PICKER}>
-            <MultiSelect
-              data-testid="activity-filter-event"
-              value={events}
-              onChange={(v) => set({ event: v, page: null })}
-              options={opts(filters.data?.events, labels.event)}
-              getLabel={labels.event}
-              loading={filters.isPending}
-              placeholder={t("filter.any")}
-              labels={pickerLabels}
-              maxChips={2}
-            />
-          </Field>
-          <Field label={t("filter.module")} className={PICKER}>
-            <MultiSelect
-              data-testid="activity-filter-module"
-              value={modules}
-              onChange={(v) => set({ module: v, page: null })}
-              options={opts(filters.data?.modules, labels.module)}
-              getLabel={labels.module}
-              loading={filters.isPending}
-              placeholder={t("filter.any")}
-              labels={pickerLabels}
-              maxChips={2}
-            />
-          </Field>
+          {isAdmin && <FilterPicker param="user" label={t("filter.user")} value={usernames} values={filters.data?.usernames} {...picker} />}
+          <FilterPicker param="event" label={t("filter.event")} value={events} values={filters.data?.events} getLabel={labels.event} {...picker} />
+          <FilterPicker param="module" label={t("filter.module")} value={modules} values={filters.data?.modules} getLabel={labels.module} {...picker} />
           {showLocations && (
-            <Field label={t("filter.location")} className={PICKER}>
-              <MultiSelect
-                data-testid="activity-filter-location"
-                value={locations}
-                onChange={(v) => set({ location: v, page: null })}
-                options={opts(filters.data?.locations)}
-                loading={filters.isPending}
-                placeholder={t("filter.any")}
-                labels={pickerLabels}
-                maxChips={2}
-              />
-            </Field>
+            <FilterPicker param="location" label={t("filter.location")} value={locations} values={filters.data?.locations} {...picker} />
           )}
         </div>
       </div>
 
-      {log.isError && !log.data ? (
-        <InlineError message={t("loadFailed")} detail={log.error.message} onRetry={() => log.refetch()} retrying={log.isFetching} />
-      ) : (
-        <>
-          <TableContainer ref={scroller} className="md:max-h-[calc(100dvh-300px)]" data-testid="activity-table">
-            <Table>
-              <TableHeader>
-                <tr>
-                  <TableHead>{t("columns.date")}</TableHead>
-                  {isAdmin && <TableHead className={MEDIUM}>{t("columns.user")}</TableHead>}
-                  <TableHead className={WIDE}>{t("columns.ip")}</TableHead>
-                  <TableHead className={WIDE}>{t("columns.location")}</TableHead>
-                  <TableHead>{t("columns.event")}</TableHead>
-                  <TableHead className={MEDIUM}>{t("columns.module")}</TableHead>
-                  <TableHead className={WIDE}>{t("columns.device")}</TableHead>
-                  <TableHead className={SMALL}>{t("columns.description")}</TableHead>
-                </tr>
-              </TableHeader>
-              <TableBody className={cn(log.isPlaceholderData && "opacity-60 transition-opacity")}>
-                {log.isPending ? (
-                  <TableSkeletonRows
-                    rows={10}
-                    columns={[
-                      { width: "w-20" },
-                      ...(isAdmin ? [{ width: "w-20", className: MEDIUM }] : []),
-                      { width: "w-20", className: WIDE },
-                      { width: "w-16", className: WIDE },
-                      { width: "w-24" },
-                      { width: "w-16", className: MEDIUM },
-                      { width: "w-16", className: WIDE },
-                      { width: "w-48", className: SMALL },
-                    ]}
-                  />
-                ) : rows.length === 0 ? (
-                  <TableMessageRow colSpan={COLUMNS}>
-                    {filtered ? (
-                      <EmptyState
-                        icon={SearchX}
-                        title={t("empty.noMatch")}
-                        description={t("empty.noMatchHint")}
-                        action={
-                          <Button variant="secondary" onClick={resetFilters}>
-                            {t("reset")}
-                          </Button>
-                        }
-                      />
-                    ) : (
-                      <EmptyState icon={Activity} title={t("empty.none")} description={t("empty.noneHint")} />
-                    )}
-                  </TableMessageRow>
-                ) : (
-                  rows.map((e) => <EventRow key={e.id} e={e} showUser={isAdmin} />)
-                )}
-              </TableBody>
-            </Table>
-          </TableContainer>
-          {log.isError && (
-            <InlineError className="mt-3" message={t("loadFailed")} detail={log.error.message} onRetry={() => log.refetch()} retrying={log.isFetching} />
-          )}
-          {pagination && pagination.total_items > 0 && (
-            <Pagination
-              className="mt-3"
-              page={Math.min(page, pagination.total_pages)}
-              pageCount={pagination.total_pages}
-              total={pagination.total_items}
-              pageSize={ACTIVITY_PAGE_SIZE}
-              onPageChange={(p) => set({ page: p === 1 ? null : p })}
-              labels={pagerLabels}
-              busy={log.isFetching && log.isPlaceholderData}
-            />
-          )}
-        </>
+      {useMemo(
+        () => (
+          <DataTable
+            testId="activity-table"
+            containerRef={scroller}
+            className="md:max-h-[calc(100dvh-300px)]"
+            bodyClassName={cn(log.isPlaceholderData && "opacity-60 transition-opacity")}
+            columns={columns}
+            rows={log.data?.data}
+            rowKey={(e) => e.id}
+            rowProps={(e) => ({ "data-testid": "activity-row", "data-event": e.event, className: "[&>td]:h-10" })}
+            skeletonRows={10}
+            error={
+              log.isError && !log.data
+                ? { message: t("loadFailed"), detail: log.error.message, onRetry: () => log.refetch(), retrying: log.isFetching }
+                : null
+            }
+            empty={
+              filtered
+                ? {
+                    icon: SearchX,
+                    title: t("empty.noMatch"),
+                    description: t("empty.noMatchHint"),
+                    action: (
+                      <Button variant="secondary" onClick={resetFilters}>
+                        {t("reset")}
+                      </Button>
+                    ),
+                  }
+                : { icon: Activity, title: t("empty.none"), description: t("empty.noneHint") }
+            }
+            footer={
+              log.data && (
+                <ServerPagingFooter
+                  query={log}
+                  pagination={pagination}
+                  page={page}
+                  pageSize={ACTIVITY_PAGE_SIZE}
+                  set={set}
+                  labels={pagerLabels}
+                  loadFailed={t("loadFailed")}
+                />
+              )
+            }
+          />
+        ),
+        // Built only when the rows or their state change: typing in the search box leaves the rows be.
+        // eslint-disable-next-line react-hooks/exhaustive-deps
+        [log.data, log.isError, log.isFetching, log.isPlaceholderData, columns, filtered, page, pagerLabels, t],
       )}
     </>
   );

@@ -11,57 +11,67 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import { EmptyState } from "@/components/ui/empty-state";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
-import {
-  Table,
-  TableBody,
-  TableCell,
-  TableHead,
-  TableHeader,
-  TableMessageRow,
-  TableRow,
-  TableSkeletonRows,
-} from "@/components/ui/table";
 import { toast } from "@/components/ui/toaster";
 import { gatewayKeys, gatewayStatus, useLocationGateways, type GatewayState } from "./api";
 import { GatewayStatusBadge } from "./gateway-status-badge";
 
-const COLUMNS = [{ width: "w-32" }, { width: "w-16", className: "hidden sm:table-cell" }, { width: "w-36" }, { width: "w-6" }];
-
-function GatewayRow({ g, onDelete }: { g: GatewayState; onDelete: () => void }) {
+function useColumns(onDelete: (g: GatewayState) => void): DataColumn<GatewayState>[] {
   const t = useTranslations("gateways.list");
-  const since = g.connected ? g.connected_at : g.disconnected_at;
-  return (
-    <TableRow data-testid="gateway-row" data-hostname={g.hostname} data-connected={g.connected}>
-      <TableCell className="max-w-64">
-        <span className="block truncate font-mono text-xs font-medium text-fg">{g.hostname}</span>
-        {g.name && g.name !== g.hostname && <span className="block truncate text-xs text-fg-muted">{g.name}</span>}
-        <span className="block text-xs text-fg-muted sm:hidden">{g.version ? `v${g.version}` : t("unknownVersion")}</span>
-      </TableCell>
-      <TableCell className="hidden font-mono text-xs sm:table-cell">
-        {g.version ? g.version : <span className="font-sans text-fg-subtle">{t("unknownVersion")}</span>}
-      </TableCell>
-      <TableCell>
-        <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
-          <Badge tone={g.connected ? "success" : "neutral"}>
-            <span className={g.connected ? "size-1.5 rounded-full bg-success" : "size-1.5 rounded-full bg-fg-subtle"} aria-hidden />
-            {g.connected ? t("connected") : t("disconnected")}
-          </Badge>
-          {since && (
-            <span className="whitespace-nowrap text-xs text-fg-muted">
-              {t.rich(g.connected ? "connectedSince" : "disconnectedSince", { time: () => <RelativeTime value={since} /> })}
-            </span>
-          )}
-        </span>
-      </TableCell>
-      <TableCell className="w-10 pr-2 text-right">
-        <Button variant="ghost" size="icon" onClick={onDelete} aria-label={t("delete", { hostname: g.hostname })} data-testid="gateway-delete">
+  return [
+    {
+      header: t("hostname"),
+      cellClassName: "max-w-64",
+      skeleton: "w-32",
+      cell: (g) => (
+        <>
+          <span className="block truncate font-mono text-xs font-medium text-fg">{g.hostname}</span>
+          {g.name && g.name !== g.hostname && <span className="block truncate text-xs text-fg-muted">{g.name}</span>}
+          <span className="block text-xs text-fg-muted sm:hidden">{g.version ? `v${g.version}` : t("unknownVersion")}</span>
+        </>
+      ),
+    },
+    {
+      header: t("version"),
+      className: "hidden sm:table-cell",
+      cellClassName: "font-mono text-xs",
+      skeleton: "w-16",
+      cell: (g) => (g.version ? g.version : <span className="font-sans text-fg-subtle">{t("unknownVersion")}</span>),
+    },
+    {
+      header: t("state"),
+      skeleton: "w-36",
+      cell: (g) => {
+        const since = g.connected ? g.connected_at : g.disconnected_at;
+        return (
+          <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+            <Badge tone={g.connected ? "success" : "neutral"}>
+              <span className={g.connected ? "size-1.5 rounded-full bg-success" : "size-1.5 rounded-full bg-fg-subtle"} aria-hidden />
+              {g.connected ? t("connected") : t("disconnected")}
+            </Badge>
+            {since && (
+              <span className="whitespace-nowrap text-xs text-fg-muted">
+                {t.rich(g.connected ? "connectedSince" : "disconnectedSince", { time: () => <RelativeTime value={since} /> })}
+              </span>
+            )}
+          </span>
+        );
+      },
+    },
+    {
+      // A single action: the delete button itself rather than a menu.
+      header: <span className="sr-only">{t("actions")}</span>,
+      className: "w-10",
+      cellClassName: "pr-2 text-right",
+      skeleton: "w-6",
+      cell: (g) => (
+        <Button variant="ghost" size="icon" onClick={() => onDelete(g)} aria-label={t("delete", { hostname: g.hostname })} data-testid="gateway-delete">
           <Trash2 aria-hidden />
         </Button>
-      </TableCell>
-    </TableRow>
-  );
+      ),
+    },
+  ];
 }
 
 /** The gateways of one location with their combined status and the "Check status" button. */
@@ -74,6 +84,10 @@ export function GatewayList({ locationId }: { locationId: number }) {
   const [toDelete, setToDelete] = useState<GatewayState | null>(null);
   const [confirmOpen, setConfirmOpen] = useState(false);
   const [checking, setChecking] = useState(false);
+  const columns = useColumns((g) => {
+    setToDelete(g);
+    setConfirmOpen(true);
+  });
   const status = gateways.isPending ? null : gatewayStatus(gateways.data, gateways.isError);
 
   async function check() {
@@ -134,38 +148,19 @@ export function GatewayList({ locationId }: { locationId: number }) {
           </Button>
         }
       />
-      <div className="overflow-x-auto">
-        <Table>
-          <TableHeader>
-            <tr>
-              <TableHead>{t("hostname")}</TableHead>
-              <TableHead className="hidden sm:table-cell">{t("version")}</TableHead>
-              <TableHead>{t("state")}</TableHead>
-              <TableHead className="w-10">
-                <span className="sr-only">{t("actions")}</span>
-              </TableHead>
-            </tr>
-          </TableHeader>
-          <TableBody>
-            {gateways.isPending ? (
-              <TableSkeletonRows rows={2} columns={COLUMNS} />
-            ) : list.length === 0 ? (
-              <TableMessageRow colSpan={4}>
-                <EmptyState
-                  icon={Router}
-                  title={gateways.isError ? t("unknownTitle") : t("emptyTitle")}
-                  description={gateways.isError ? t("checkFailedHint") : t("emptyDescription")}
-                />
-              </TableMessageRow>
-            ) : (
-              list.map((g) => <GatewayRow key={g.id} g={g} onDelete={() => {
-                    setToDelete(g);
-                    setConfirmOpen(true);
-                  }} />)
-            )}
-          </TableBody>
-        </Table>
-      </div>
+      <DataTable
+        className="overflow-x-auto rounded-none border-0 bg-transparent"
+        columns={columns}
+        rows={gateways.isPending ? undefined : list}
+        rowKey={(g) => g.id}
+        rowProps={(g) => ({ "data-testid": "gateway-row", "data-hostname": g.hostname, "data-connected": String(g.connected) })}
+        skeletonRows={2}
+        empty={{
+          icon: Router,
+          title: gateways.isError ? t("unknownTitle") : t("emptyTitle"),
+          description: gateways.isError ? t("checkFailedHint") : t("emptyDescription"),
+        }}
+      />
       <ConfirmDialog
         open={confirmOpen}
         onOpenChange={setConfirmOpen}

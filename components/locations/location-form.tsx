@@ -1,14 +1,13 @@
 "use client";
 
-import { useRef, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import type { z } from "zod";
-import { ApiBadRequestError, api } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import { locationFormSchema } from "@/lib/locations/schema";
-import { useValidationMessages } from "@/components/forms/messages";
 import { useApiErrorText } from "@/components/devices/errors";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
@@ -16,7 +15,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Switch } from "@/components/ui/switch";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { GroupsPicker } from "./groups-picker";
 import { MFA_MODES, locationKeys, mfaModeOf, type Location, type LocationBody } from "./api";
 
@@ -91,81 +90,60 @@ interface LocationFormProps {
 /** Every field of a location, checked with the API's own schema; server errors land on their fields. */
 export function LocationForm({ location, onSaved, secondaryAction, dangerAction, submitLabel }: LocationFormProps) {
   const t = useTranslations("locations.form");
-  const { fromKey } = useValidationMessages();
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
-  const sending = useRef(false);
 
   const form = useForm<FormIn, unknown, FormOut>({
     resolver: zodResolver(locationFormSchema),
     mode: "onBlur",
     defaultValues: defaults(location),
   });
-  const { errors } = form.formState;
   const aclEnabled = form.watch("acl_enabled");
 
-  const save = useMutation({
-    mutationFn: (body: FormOut) =>
+  const save = useSubmit(form, {
+    mutationFn: (body) =>
       location ? api.put<LocationBody>(`/network/${location.id}`, body) : api.post<LocationBody>("/network", body),
+    success: (saved) => (location ? t("saved", { name: saved.name }) : t("created", { name: saved.name })),
     onSuccess: (saved) => {
-      toast.success(location ? t("saved", { name: saved.name }) : t("created", { name: saved.name }));
       void queryClient.invalidateQueries({ queryKey: locationKeys.all });
       void queryClient.invalidateQueries({ queryKey: ["info"] });
       void queryClient.invalidateQueries({ queryKey: ["devices"] });
       onSaved(saved);
     },
-    onError: (err) => {
-      const field = err instanceof ApiBadRequestError ? err.field : undefined;
-      if (field && (FIELDS as readonly string[]).includes(field)) {
-        form.setError(field as FieldName, { message: errorText(err) }, { shouldFocus: true });
-      }
-      toast.error(location ? t("saveFailed") : t("createFailed"), { subMessage: errorText(err) });
-    },
+    errorText,
+    failure: location ? t("saveFailed") : t("createFailed"),
+    fields: FIELDS,
+    toastFieldErrors: true,
   });
-
-  const onSubmit = form.handleSubmit(async (body) => {
-    if (sending.current) return;
-    sending.current = true;
-    try {
-      await save.mutateAsync(body).catch(() => undefined);
-    } finally {
-      sending.current = false;
-    }
-  });
-
-  // zod messages are validation keys; server messages are already sentences.
-  const errorOf = (name: FieldName) => {
-    const m = errors[name]?.message;
-    return m ? fromKey(m) : undefined;
-  };
+  const errorOf = save.errorOf;
+  /** A text input of the form under its label, hint and error. */
+  const text = (name: FieldName, label: string, opts: { hint?: string; wide?: boolean; mono?: boolean; numeric?: boolean; placeholder?: string; testId: string }) => (
+    <Field label={label} error={errorOf(name)} hint={opts.hint} className={opts.wide ? "md:col-span-2" : undefined}>
+      <Input
+        inputMode={opts.numeric ? "numeric" : undefined}
+        className={opts.mono ? "font-mono" : undefined}
+        autoComplete={opts.numeric ? undefined : "off"}
+        spellCheck={opts.mono && !opts.numeric ? false : undefined}
+        placeholder={opts.placeholder}
+        data-testid={opts.testId}
+        {...form.register(name)}
+      />
+    </Field>
+  );
 
   return (
-    <form onSubmit={onSubmit} noValidate className="flex flex-col gap-4" data-testid="location-form">
+    <form onSubmit={save.onSubmit} noValidate className="flex flex-col gap-4" data-testid="location-form">
       <Section title={t("general")} description={t("generalDescription")}>
-        <Field label={t("name")} error={errorOf("name")} className="md:col-span-2">
-          <Input autoComplete="off" data-testid="location-name" {...form.register("name")} />
-        </Field>
-        <Field label={t("address")} error={errorOf("address")} hint={t("addressHint")} className="md:col-span-2">
-          <Input className="font-mono" autoComplete="off" spellCheck={false} placeholder="10.10.0.1/24, fd00::1/64" data-testid="location-address" {...form.register("address")} />
-        </Field>
-        <Field label={t("endpoint")} error={errorOf("endpoint")} hint={t("endpointHint")}>
-          <Input className="font-mono" autoComplete="off" spellCheck={false} placeholder="vpn.example.com" data-testid="location-endpoint" {...form.register("endpoint")} />
-        </Field>
-        <Field label={t("port")} error={errorOf("port")} hint={t("portHint")}>
-          <Input inputMode="numeric" className="font-mono" data-testid="location-port" {...form.register("port")} />
-        </Field>
+        {text("name", t("name"), { wide: true, testId: "location-name" })}
+        {text("address", t("address"), { hint: t("addressHint"), wide: true, mono: true, placeholder: "10.10.0.1/24, fd00::1/64", testId: "location-address" })}
+        {text("endpoint", t("endpoint"), { hint: t("endpointHint"), mono: true, placeholder: "vpn.example.com", testId: "location-endpoint" })}
+        {text("port", t("port"), { hint: t("portHint"), mono: true, numeric: true, testId: "location-port" })}
       </Section>
 
       <Section title={t("clients")} description={t("clientsDescription")}>
-        <Field label={t("allowedIps")} error={errorOf("allowed_ips")} hint={t("allowedIpsHint")} className="md:col-span-2">
-          <Input className="font-mono" autoComplete="off" spellCheck={false} placeholder="10.10.0.0/24, 192.168.1.0/24" data-testid="location-allowed-ips" {...form.register("allowed_ips")} />
-        </Field>
-        <Field label={t("dns")} error={errorOf("dns")} hint={t("dnsHint")}>
-          <Input className="font-mono" autoComplete="off" spellCheck={false} placeholder="1.1.1.1" data-testid="location-dns" {...form.register("dns")} />
-        </Field>
-        <Field label={t("keepalive")} error={errorOf("keepalive_interval")} hint={t("keepaliveHint")}>
-          <Input inputMode="numeric" className="font-mono" data-testid="location-keepalive" {...form.register("keepalive_interval")} />
-        </Field>
+        {text("allowed_ips", t("allowedIps"), { hint: t("allowedIpsHint"), wide: true, mono: true, placeholder: "10.10.0.0/24, 192.168.1.0/24", testId: "location-allowed-ips" })}
+        {text("dns", t("dns"), { hint: t("dnsHint"), mono: true, placeholder: "1.1.1.1", testId: "location-dns" })}
+        {text("keepalive_interval", t("keepalive"), { hint: t("keepaliveHint"), mono: true, numeric: true, testId: "location-keepalive" })}
       </Section>
 
       <Section title={t("access")} description={t("accessDescription")}>
@@ -196,9 +174,7 @@ export function LocationForm({ location, onSaved, secondaryAction, dangerAction,
             )}
           />
         </Field>
-        <Field label={t("disconnectThreshold")} error={errorOf("peer_disconnect_threshold")} hint={t("disconnectThresholdHint")}>
-          <Input inputMode="numeric" className="font-mono" data-testid="location-threshold" {...form.register("peer_disconnect_threshold")} />
-        </Field>
+        {text("peer_disconnect_threshold", t("disconnectThreshold"), { hint: t("disconnectThresholdHint"), mono: true, numeric: true, testId: "location-threshold" })}
       </Section>
 
       <Section title={t("firewall")} description={t("firewallDescription")}>
@@ -226,7 +202,7 @@ export function LocationForm({ location, onSaved, secondaryAction, dangerAction,
         {dangerAction}
         <div className="ml-auto flex gap-2">
           {secondaryAction}
-          <Button type="submit" loading={save.isPending} data-testid="location-submit">
+          <Button type="submit" loading={save.pending} data-testid="location-submit">
             {submitLabel}
           </Button>
         </div>

@@ -222,6 +222,23 @@ export function MfaSettings({ user, self }: { user: UserInfo; self: boolean }) {
   }
   const confirmation = confirmProps();
 
+  /** A method set up by a code (TOTP, e-mail): make default and disable, or set up. */
+  function codeMethodActions(method: "OneTimePassword" | "Email", kind: "totp" | "email") {
+    if (!self) return false;
+    return has[method] ? (
+      <>
+        {defaultButton(method)}
+        <Button variant="secondary" size="sm" data-testid={`${kind}-disable`} onClick={() => setConfirm({ kind })}>
+          {t("disable")}
+        </Button>
+      </>
+    ) : (
+      <Button variant="secondary" size="sm" data-testid={`${kind}-enable`} onClick={() => setDialog(kind)}>
+        {t("setUp")}
+      </Button>
+    );
+  }
+
   function defaultButton(method: MfaMethod) {
     if (!self || !has[method] || defaultMethod === method || !user.mfa_enabled) return null;
     return (
@@ -270,21 +287,7 @@ export function MfaSettings({ user, self }: { user: UserInfo; self: boolean }) {
           description={t("totpDescription")}
           configured={has.OneTimePassword}
           isDefault={defaultMethod === "OneTimePassword"}
-          actions={
-            self &&
-            (has.OneTimePassword ? (
-              <>
-                {defaultButton("OneTimePassword")}
-                <Button variant="secondary" size="sm" data-testid="totp-disable" onClick={() => setConfirm({ kind: "totp" })}>
-                  {t("disable")}
-                </Button>
-              </>
-            ) : (
-              <Button variant="secondary" size="sm" data-testid="totp-enable" onClick={() => setDialog("totp")}>
-                {t("setUp")}
-              </Button>
-            ))
-          }
+          actions={codeMethodActions("OneTimePassword", "totp")}
         />
         <MethodRow
           testId="mfa-email"
@@ -296,21 +299,7 @@ export function MfaSettings({ user, self }: { user: UserInfo; self: boolean }) {
           })}
           configured={has.Email}
           isDefault={defaultMethod === "Email"}
-          actions={
-            self &&
-            (has.Email ? (
-              <>
-                {defaultButton("Email")}
-                <Button variant="secondary" size="sm" data-testid="email-disable" onClick={() => setConfirm({ kind: "email" })}>
-                  {t("disable")}
-                </Button>
-              </>
-            ) : (
-              <Button variant="secondary" size="sm" data-testid="email-enable" onClick={() => setDialog("email")}>
-                {t("setUp")}
-              </Button>
-            ))
-          }
+          actions={codeMethodActions("Email", "email")}
         />
         <MethodRow
           testId="mfa-webauthn"

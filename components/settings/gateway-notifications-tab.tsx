@@ -1,25 +1,19 @@
 "use client";
 
-import { useEffect, useRef } from "react";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { Info, TriangleAlert } from "lucide-react";
-import { api, ApiBadRequestError } from "@/lib/api/client";
 import { settingsPatchSchema } from "@/lib/settings/schema";
 import { useValidationMessages } from "@/components/forms/messages";
-import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { Switch } from "@/components/ui/switch";
-import { toast } from "@/components/ui/toaster";
-import { useServerError } from "@/components/users/server-errors";
 import { fromText } from "@/lib/validation";
-import { settingsQuery, useAppInfo, type SettingsView, type SettingsViewBody } from "./queries";
+import { useAppInfo, type SettingsView } from "./queries";
+import { SettingsSaveBar, SettingSwitch, useSettingsSave } from "./settings-form";
 
 const shape = settingsPatchSchema.shape;
 /** The shared settings schema's rules for the three fields (threshold: whole minutes, 1..10080). */
@@ -30,7 +24,6 @@ const formSchema = z.object({
 });
 type Values = z.input<typeof formSchema>;
 type Parsed = z.output<typeof formSchema>;
-const FIELDS = Object.keys(formSchema.shape) as (keyof Values)[];
 
 function valuesOf(s: SettingsView): Values {
   return {
@@ -40,66 +33,23 @@ function valuesOf(s: SettingsView): Values {
   };
 }
 
-function SwitchRow({ id, label, hint, checked, disabled, onChange }: { id: string; label: string; hint: string; checked: boolean; disabled?: boolean; onChange: (v: boolean) => void }) {
-  return (
-    <div className="flex items-start justify-between gap-4 py-3">
-      <div className="min-w-0">
-        <label htmlFor={id} className={disabled ? "text-sm font-medium text-fg-subtle" : "text-sm font-medium text-fg"}>
-          {label}
-        </label>
-        <p className="text-xs text-fg-muted">{hint}</p>
-      </div>
-      <Switch id={id} data-testid={id} checked={checked} disabled={disabled} onCheckedChange={onChange} />
-    </div>
-  );
-}
-
 /** Settings → Gateway notifications: e-mail admins when a gateway disconnects (and reconnects). */
 export function GatewayNotificationsTab({ settings }: { settings: SettingsView }) {
   const t = useTranslations("settings.gatewayNotifications");
-  const client = useQueryClient();
   const info = useAppInfo();
   const { fromKey } = useValidationMessages();
-  const serverError = useServerError();
-  const sending = useRef(false);
 
   const form = useForm<Values, unknown, Parsed>({ resolver: zodResolver(formSchema), mode: "onTouched", defaultValues: valuesOf(settings) });
   const { errors, isDirty } = form.formState;
   const enabled = useWatch({ control: form.control, name: "gateway_disconnect_notifications_enabled" });
-
-  useEffect(() => {
-    if (!form.formState.isDirty) form.reset(valuesOf(settings));
-  }, [settings, form]);
-
-  const save = useMutation({
-    mutationFn: (v: Parsed) => api.patch<SettingsViewBody>("/settings", v),
-    onSettled: () => {
-      sending.current = false;
-    },
-    onSuccess: (saved) => {
-      client.setQueryData(settingsQuery.queryKey, saved);
-      form.reset(valuesOf(saved as SettingsView));
-      toast.success(t("saved"));
-    },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && err.field && (FIELDS as string[]).includes(err.field)) {
-        form.setError(err.field as keyof Values, { message: serverError(err) });
-        return;
-      }
-      toast.error(t("saveFailed"), { subMessage: serverError(err) });
-    },
-  });
+  const save = useSettingsSave(form, settings, { valuesOf, saved: t("saved"), saveFailed: t("saveFailed") });
 
   const smtpMissing = info.data ? !info.data.smtp_enabled : false;
   return (
     <form
       noValidate
       data-testid="gateway-notifications-form"
-      onSubmit={form.handleSubmit((v) => {
-        if (sending.current) return;
-        sending.current = true;
-        save.mutate(v);
-      })}
+      onSubmit={save.onSubmit}
       className="flex flex-col gap-4"
     >
       <Card>
@@ -126,7 +76,7 @@ export function GatewayNotificationsTab({ settings }: { settings: SettingsView }
               control={form.control}
               name="gateway_disconnect_notifications_enabled"
               render={({ field }) => (
-                <SwitchRow id="setting-gateway-disconnect" label={t("disconnect")} hint={t("disconnectHint")} checked={field.value} onChange={field.onChange} />
+                <SettingSwitch id="setting-gateway-disconnect" label={t("disconnect")} hint={t("disconnectHint")} checked={field.value} onChange={field.onChange} />
               )}
             />
             <div className="py-3">
@@ -150,7 +100,7 @@ export function GatewayNotificationsTab({ settings }: { settings: SettingsView }
               control={form.control}
               name="gateway_disconnect_notifications_reconnect_notification_enabled"
               render={({ field }) => (
-                <SwitchRow
+                <SettingSwitch
                   id="setting-gateway-reconnect"
                   label={t("reconnect")}
                   hint={t("reconnectHint")}
@@ -164,14 +114,7 @@ export function GatewayNotificationsTab({ settings }: { settings: SettingsView }
         </CardBody>
       </Card>
 
-      <div className="sticky bottom-0 z-10 -mx-1 flex flex-col-reverse gap-2 bg-canvas/90 px-1 py-3 backdrop-blur sm:flex-row sm:justify-end">
-        <Button variant="secondary" disabled={!isDirty || save.isPending} onClick={() => form.reset(valuesOf(settings))}>
-          {t("discard")}
-        </Button>
-        <Button type="submit" loading={save.isPending} disabled={!isDirty} data-testid="gateway-notifications-save">
-          {t("save")}
-        </Button>
-      </div>
+      <SettingsSaveBar save={save} dirty={isDirty} labels={[t("discard"), t("save")]} saveTestId="gateway-notifications-save" />
     </form>
   );
 }

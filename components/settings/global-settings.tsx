@@ -1,26 +1,22 @@
 "use client";
 
-import { useEffect, useRef, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { Controller, useForm, useWatch, type Control } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { AlertTriangle } from "lucide-react";
-import { api, ApiBadRequestError } from "@/lib/api/client";
 import { settingsPatchSchema } from "@/lib/settings/schema";
 import { useCurrentUser } from "@/components/auth/use-current-user";
 import { useValidationMessages } from "@/components/forms/messages";
-import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
-import { Switch } from "@/components/ui/switch";
-import { toast } from "@/components/ui/toaster";
-import { useServerError } from "@/components/users/server-errors";
 import { DEFAULT_MAIN_LOGO, DEFAULT_NAV_LOGO } from "./defaults";
-import { essentialsQuery, settingsQuery, type SettingsView, type SettingsViewBody } from "./queries";
+import { essentialsQuery, type SettingsView } from "./queries";
+import { SettingsSaveBar, SettingSwitch, useSettingsSave } from "./settings-form";
 
 const MODULES = ["wireguard_enabled", "openid_enabled", "webhooks_enabled", "worker_enabled"] as const;
 
@@ -36,7 +32,6 @@ const formSchema = z.object({
   require_mfa: z.boolean(),
 });
 type Values = z.infer<typeof formSchema>;
-const FIELDS = Object.keys(formSchema.shape) as (keyof Values)[];
 
 function valuesOf(s: SettingsView): Values {
   return {
@@ -70,16 +65,9 @@ function SwitchRow({
       control={control}
       name={name}
       render={({ field }) => (
-        <div className="flex items-start justify-between gap-4 py-3">
-          <div className="min-w-0">
-            <label htmlFor={id} className="text-sm font-medium text-fg">
-              {label}
-            </label>
-            <p className="text-xs text-fg-muted">{hint}</p>
-            {children}
-          </div>
-          <Switch id={id} data-testid={id} checked={field.value} onCheckedChange={field.onChange} />
-        </div>
+        <SettingSwitch id={id} label={label} hint={hint} checked={field.value} onChange={field.onChange}>
+          {children}
+        </SettingSwitch>
       )}
     />
   );
@@ -110,37 +98,19 @@ export function GlobalSettings({ settings }: { settings: SettingsView }) {
   const router = useRouter();
   const me = useCurrentUser().data;
   const { fromKey } = useValidationMessages();
-  const serverError = useServerError();
-  const sending = useRef(false);
 
   const form = useForm<Values>({ resolver: zodResolver(formSchema), mode: "onTouched", defaultValues: valuesOf(settings) });
   const { errors, isDirty } = form.formState;
   const [mainLogo, navLogo, requireMfa] = useWatch({ control: form.control, name: ["main_logo_url", "nav_logo_url", "require_mfa"] });
-
-  useEffect(() => {
-    if (!form.formState.isDirty) form.reset(valuesOf(settings));
-  }, [settings, form]);
-
-  const save = useMutation({
-    mutationFn: (v: Values) => api.patch<SettingsViewBody>("/settings", v),
-    onSettled: () => {
-      sending.current = false;
-    },
-    onSuccess: async (saved) => {
-      client.setQueryData(settingsQuery.queryKey, saved);
-      form.reset(valuesOf(saved as SettingsView));
-      toast.success(t("saved"));
+  const save = useSettingsSave(form, settings, {
+    valuesOf,
+    saved: t("saved"),
+    saveFailed: t("saveFailed"),
+    onSaved: async () => {
       // Name, logos and module switches show in the frame (navigation, title).
       await client.invalidateQueries({ queryKey: essentialsQuery.queryKey });
       // The page title (instance name) comes from the server.
       router.refresh();
-    },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && err.field && (FIELDS as string[]).includes(err.field)) {
-        form.setError(err.field as keyof Values, { message: serverError(err) });
-        return;
-      }
-      toast.error(t("saveFailed"), { subMessage: serverError(err) });
     },
   });
 
@@ -148,11 +118,7 @@ export function GlobalSettings({ settings }: { settings: SettingsView }) {
     <form
       noValidate
       data-testid="global-form"
-      onSubmit={form.handleSubmit((v) => {
-        if (sending.current) return;
-        sending.current = true;
-        save.mutate(v);
-      })}
+      onSubmit={save.onSubmit}
       className="flex flex-col gap-4"
     >
       <Card>
@@ -199,14 +165,7 @@ export function GlobalSettings({ settings }: { settings: SettingsView }) {
         </CardBody>
       </Card>
 
-      <div className="sticky bottom-0 z-10 -mx-1 flex flex-col-reverse gap-2 bg-canvas/90 px-1 py-3 backdrop-blur sm:flex-row sm:justify-end">
-        <Button variant="secondary" disabled={!isDirty || save.isPending} onClick={() => form.reset(valuesOf(settings))}>
-          {t("discard")}
-        </Button>
-        <Button type="submit" loading={save.isPending} disabled={!isDirty} data-testid="global-save">
-          {t("save")}
-        </Button>
-      </div>
+      <SettingsSaveBar save={save} dirty={isDirty} labels={[t("discard"), t("save")]} saveTestId="global-save" />
     </form>
   );
 }

@@ -1,13 +1,13 @@
 "use client";
 
-import { useEffect, useRef, useState } from "react";
+import { useState } from "react";
 import { useTranslations } from "next-intl";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useMutation } from "@tanstack/react-query";
 import { z } from "zod";
 import { CircleCheck, CircleAlert, Send, Undo2 } from "lucide-react";
-import { api, ApiBadRequestError } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import { SMTP_ENCRYPTION, smtpSettingsSchema, testMailSchema } from "@/lib/mail/schema";
 import { useCurrentUser } from "@/components/auth/use-current-user";
 import { useValidationMessages } from "@/components/forms/messages";
@@ -20,7 +20,8 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@
 import { toast } from "@/components/ui/toaster";
 import { isSmtpNotConfigured, useServerError } from "@/components/users/server-errors";
 import { fromText } from "@/lib/validation";
-import { settingsQuery, type SettingsView, type SettingsViewBody } from "./queries";
+import type { SettingsView } from "./queries";
+import { useSettingsSave } from "./settings-form";
 
 const shape = smtpSettingsSchema.shape;
 type TextField = "smtp_server" | "smtp_port" | "smtp_user" | "smtp_password" | "smtp_sender";
@@ -101,47 +102,26 @@ function TestMail({ dirty }: { dirty: boolean }) {
 /** Settings → SMTP: encryption, server, port, user, write-only password, sender; and a test e-mail. */
 export function SmtpSettings({ settings }: { settings: SettingsView }) {
   const t = useTranslations("settings.smtp");
-  const client = useQueryClient();
   const { fromKey } = useValidationMessages();
-  const serverError = useServerError();
   const [clearPassword, setClearPassword] = useState(false);
-  const sending = useRef(false);
 
   const form = useForm<Values>({ resolver: zodResolver(formSchema), mode: "onTouched", defaultValues: valuesOf(settings) });
   const { errors, isDirty } = form.formState;
-
-  // Fresh values from the server (after a save or a refetch) replace an untouched form.
-  useEffect(() => {
-    if (!form.formState.isDirty) form.reset(valuesOf(settings));
-  }, [settings, form]);
-
-  const save = useMutation({
-    mutationFn: (v: Values) =>
-      api.patch<SettingsViewBody>("/settings", {
-        smtp_encryption: v.smtp_encryption,
-        smtp_server: v.smtp_server.trim() || null,
-        smtp_port: v.smtp_port.trim() ? Number(v.smtp_port) : null,
-        smtp_user: v.smtp_user.trim() || null,
-        smtp_sender: v.smtp_sender.trim() || null,
-        // "" keeps the stored password, null removes it.
-        smtp_password: clearPassword ? null : v.smtp_password,
-      }),
-    onSettled: () => {
-      sending.current = false;
-    },
-    onSuccess: (saved) => {
-      client.setQueryData(settingsQuery.queryKey, saved);
-      form.reset(valuesOf(saved as SettingsView));
-      setClearPassword(false);
-      toast.success(t("saved"));
-    },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && err.field && (TEXT_FIELDS as string[]).includes(err.field)) {
-        form.setError(err.field as TextField, { message: serverError(err) });
-        return;
-      }
-      toast.error(t("saveFailed"), { subMessage: serverError(err) });
-    },
+  const save = useSettingsSave(form, settings, {
+    valuesOf,
+    patch: (v) => ({
+      smtp_encryption: v.smtp_encryption,
+      smtp_server: v.smtp_server.trim() || null,
+      smtp_port: v.smtp_port.trim() ? Number(v.smtp_port) : null,
+      smtp_user: v.smtp_user.trim() || null,
+      smtp_sender: v.smtp_sender.trim() || null,
+      // "" keeps the stored password, null removes it.
+      smtp_password: clearPassword ? null : v.smtp_password,
+    }),
+    fields: TEXT_FIELDS,
+    saved: t("saved"),
+    saveFailed: t("saveFailed"),
+    onSaved: () => setClearPassword(false),
   });
 
   const passwordPlaceholder = clearPassword ? t("passwordWillClear") : settings.smtp_password_set ? t("passwordSet") : t("passwordNotSet");
@@ -170,11 +150,7 @@ export function SmtpSettings({ settings }: { settings: SettingsView }) {
           <form
             noValidate
             data-testid="smtp-form"
-            onSubmit={form.handleSubmit((v) => {
-              if (sending.current) return;
-              sending.current = true;
-              save.mutate(v);
-            })}
+            onSubmit={save.onSubmit}
             className="flex flex-col gap-4"
           >
             <div className="grid gap-4 sm:grid-cols-[1fr_140px]">
@@ -251,15 +227,15 @@ export function SmtpSettings({ settings }: { settings: SettingsView }) {
             <div className="flex flex-col-reverse gap-2 border-t border-border pt-4 sm:flex-row sm:justify-end">
               <Button
                 variant="secondary"
-                disabled={(!isDirty && !clearPassword) || save.isPending}
+                disabled={(!isDirty && !clearPassword) || save.pending}
                 onClick={() => {
-                  form.reset(valuesOf(settings));
+                  save.discard();
                   setClearPassword(false);
                 }}
               >
                 {t("discard")}
               </Button>
-              <Button type="submit" loading={save.isPending} disabled={!isDirty && !clearPassword} data-testid="smtp-save">
+              <Button type="submit" loading={save.pending} disabled={!isDirty && !clearPassword} data-testid="smtp-save">
                 {t("save")}
               </Button>
             </div>

@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type HTMLAttributes, type ReactNode } from "react";
+import { useState, type HTMLAttributes, type ReactNode, type Ref } from "react";
 import { MoreHorizontal, type LucideIcon } from "lucide-react";
 import { Button } from "./button";
 import { ConfirmDialog } from "./confirm-dialog";
@@ -69,6 +69,10 @@ interface DataTableProps<T, K extends string> {
   footer?: ReactNode;
   /** Shown at full width above the rows (e.g. the number of results of a search). */
   className?: string;
+  /** Classes of the body (e.g. dimmed while a new page loads). */
+  bodyClassName?: string;
+  /** The scrolling container (a new page scrolls back to its top). */
+  containerRef?: Ref<HTMLDivElement>;
   testId?: string;
 }
 
@@ -89,6 +93,8 @@ export function DataTable<T, K extends string = string>({
   skeletonRows = 6,
   footer,
   className,
+  bodyClassName,
+  containerRef,
   testId,
 }: DataTableProps<T, K>) {
   const [confirming, setConfirming] = useState<RowConfirm | null>(null);
@@ -97,7 +103,7 @@ export function DataTable<T, K extends string = string>({
 
   return (
     <>
-      <TableContainer className={className} data-testid={testId}>
+      <TableContainer ref={containerRef} className={className} data-testid={testId}>
         <Table>
           <TableHeader>
             <tr>
@@ -118,7 +124,7 @@ export function DataTable<T, K extends string = string>({
               )}
             </tr>
           </TableHeader>
-          <TableBody>
+          <TableBody className={bodyClassName}>
             {error ? (
               <TableMessageRow colSpan={span}>
                 <InlineError className="m-4" message={error.message} detail={error.detail} onRetry={error.onRetry} retrying={error.retrying} />

@@ -1,10 +1,10 @@
 "use client";
 
-import { useEffect, useRef } from "react";
+import { useEffect } from "react";
 import { useTranslations } from "next-intl";
 import { useForm, useWatch } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
 import { CircleCheck, CircleX, Info } from "lucide-react";
 import { api, ApiBadRequestError } from "@/lib/api/client";
@@ -13,13 +13,13 @@ import { createUserSchema } from "@/lib/users/schema";
 import { passwordSchema, usernameSchema } from "@/lib/validation";
 import { useValidationMessages } from "@/components/forms/messages";
 import { displayName } from "@/components/shell/user-avatar";
-import { Button } from "@/components/ui/button";
-import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
 import { toast } from "@/components/ui/toaster";
 import { useDebouncedValue } from "@/components/ui/use-debounced-value";
+import { useSubmit } from "@/components/ui/use-submit";
 import { userKeys } from "./queries";
 import { useServerError } from "./server-errors";
 
@@ -68,7 +68,6 @@ function useUsernameAvailability(username: string): Availability {
 export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenChange: (open: boolean) => void }) {
   const t = useTranslations("users.add");
   const te = useTranslations("users.errors");
-  const tc = useTranslations("common");
   const client = useQueryClient();
   const { fromKey } = useValidationMessages();
   const serverError = useServerError();
@@ -82,18 +81,13 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const username = useWatch({ control: form.control, name: "username" }) ?? "";
   const password = useWatch({ control: form.control, name: "password" }) ?? "";
   const availability = useUsernameAvailability(username);
-  // One request at a time, even with a double click before the button shows progress.
-  const sending = useRef(false);
 
   useEffect(() => {
     if (open) form.reset(EMPTY);
   }, [open, form]);
 
-  const create = useMutation({
-    onSettled: () => {
-      sending.current = false;
-    },
-    mutationFn: (v: FormOutput) =>
+  const create = useSubmit(form, {
+    mutationFn: (v) =>
       api.post<UserInfoBody>("/user", {
         username: v.username,
         first_name: v.first_name,
@@ -109,24 +103,14 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
       onOpenChange(false);
       await client.invalidateQueries({ queryKey: userKeys.all });
     },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && err.field && err.field in EMPTY) {
-        form.setError(err.field as keyof FormInput, { message: serverError(err) }, { shouldFocus: true });
-        return;
-      }
-      toast.error(t("failed"), { subMessage: serverError(err) });
+    errorText: serverError,
+    failure: t("failed"),
+    ready: () => {
+      if (availability !== "taken") return true;
+      form.setError("username", { message: te("usernameTaken") }, { shouldFocus: true });
+      return false;
     },
   });
-
-  function submit(v: FormOutput) {
-    if (sending.current) return;
-    if (availability === "taken") {
-      form.setError("username", { message: te("usernameTaken") }, { shouldFocus: true });
-      return;
-    }
-    sending.current = true;
-    create.mutate(v);
-  }
 
   const usernameError = errors.username ? fromKey(errors.username.message) : availability === "taken" ? te("usernameTaken") : undefined;
   const usernameHint =
@@ -145,9 +129,9 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
     );
 
   return (
-    <Dialog open={open} onOpenChange={(next) => !create.isPending && onOpenChange(next)}>
+    <Dialog open={open} onOpenChange={(next) => !create.pending && onOpenChange(next)}>
       <DialogContent data-testid="add-user-dialog" title={t("title")} description={t("description")} className="max-w-lg">
-        <form noValidate onSubmit={form.handleSubmit(submit)} className="flex flex-col gap-4">
+        <form noValidate onSubmit={create.onSubmit} className="flex flex-col gap-4">
           <Field label={t("username")} error={usernameError} hint={usernameHint}>
             <div className="relative">
               <Input
@@ -190,16 +174,7 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
               {t("enrollmentNote")}
             </p>
           )}
-          <DialogFooter className="mt-2">
-            <DialogClose asChild>
-              <Button variant="secondary" disabled={create.isPending}>
-                {tc("cancel")}
-              </Button>
-            </DialogClose>
-            <Button type="submit" loading={create.isPending || form.formState.isSubmitting} data-testid="add-user-submit">
-              {t("submit")}
-            </Button>
-          </DialogFooter>
+          <DialogFormFooter submitLabel={t("submit")} pending={create.pending || form.formState.isSubmitting} submitTestId="add-user-submit" />
         </form>
       </DialogContent>
     </Dialog>
