@@ -445,7 +445,7 @@ describe("defguard's web client: POST /api/v1/oauth/authorize?…&allow=", () =>
 
 describe("more than one console process", () => {
   it("a second process redeems a code issued by the first", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", "tests/oidc-child.ts"], { env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "tests/oidc-child.ts"], { env: { ...process.env }, stdio: ["ignore", "pipe", "pipe"] });
     children.push(child);
     const info = await new Promise<{ url: string }>((res, rej) => {
       let out = "";

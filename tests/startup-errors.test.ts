@@ -21,7 +21,7 @@ function tempDir(): string {
 
 function run(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "server.ts"], {
+    const child = spawn(process.execPath, ["--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts"], {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DEFGUARD_GRPC_DISABLED: "1", ...env } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
