@@ -15,7 +15,7 @@ import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
 import pg from "pg";
 import { expect, request, test, type APIRequestContext } from "@playwright/test";
-import { startEmbeddedPostgres, type EmbeddedDb } from "../lib/db/embedded";
+import { startPostgres, type ExternalPostgres } from "./setup/postgres";
 import { freePort, makeTempDir, readLog, startServer, type RunningServer } from "./setup/server";
 
 const ADMIN_PASSWORD = "Admin123!x";
@@ -61,7 +61,7 @@ test("external PostgreSQL: wait at start-up, 503 while down, metrics, JSON logs,
   const dbPort = await freePort();
   const dbPassword = randomBytes(12).toString("hex");
   const databaseUrl = `postgres://defguard:${dbPassword}@127.0.0.1:${dbPort}/defguard`;
-  let db: EmbeddedDb | null = null;
+  let db: ExternalPostgres | null = null;
   let server: RunningServer | null = null;
   let api: APIRequestContext | null = null;
   let gateway: ReturnType<typeof gatewayUpdates> | null = null;
@@ -90,7 +90,7 @@ test("external PostgreSQL: wait at start-up, 503 while down, metrics, JSON logs,
     expect(delays[1]).toBeGreaterThan(delays[0]);
     expect(delays[2]).toBeGreaterThan(delays[1]);
 
-    db = await startEmbeddedPostgres(join(dir, "pg"), dbPassword, { port: dbPort });
+    db = await startPostgres(join(dir, "pg"), dbPassword, dbPort);
     server = await starting;
     expect(server.dbPort, "no embedded PostgreSQL with DATABASE_URL").toBeNull();
     expect(server.log()).toContain("is reachable (after");
@@ -100,7 +100,7 @@ test("external PostgreSQL: wait at start-up, 503 while down, metrics, JSON logs,
     await db.stop();
     db = null;
     await expect.poll(() => healthStatus(base), { timeout: 20_000 }).toBe(503);
-    db = await startEmbeddedPostgres(join(dir, "pg"), dbPassword, { port: dbPort });
+    db = await startPostgres(join(dir, "pg"), dbPassword, dbPort);
     await expect.poll(() => healthStatus(base), { timeout: 30_000 }).toBe(200);
 
     // 3. Sign-ins, a location with a connected gateway, then the metrics.

@@ -4,14 +4,14 @@
  * {url, pid} and keeps running until SIGTERM (which stops PostgreSQL cleanly). On a start-up
  * failure it prints the message like server.ts does and exits 1.
  *
- *   node --import ./scripts/server-only-hook.mjs --import tsx tests/embedded-db-child.ts <dir> <password> [rows]
+ *   node --import ./scripts/server-only-hook.mjs --import tsx tests/embedded-db-child.ts <dir> <password> [rows] [port]
  */
 import pg from "pg";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 
 async function main() {
-  const [dir, password, rows] = process.argv.slice(2);
-  const db = await startEmbeddedPostgres(dir, password);
+  const [dir, password, rows, port] = process.argv.slice(2);
+  const db = await startEmbeddedPostgres(dir, password, port ? { port: Number(port) } : {});
   const c = new pg.Client({ connectionString: db.url });
   await c.connect();
   await c.query("CREATE TABLE IF NOT EXISTS t (n int PRIMARY KEY)");
