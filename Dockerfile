@@ -26,13 +26,15 @@ COPY package.json tsconfig.json ./
 COPY lib ./lib
 COPY proto ./proto
 COPY types ./types
+# Resolves `import "server-only"` outside Next.js (server.ts and the agent run under tsx).
+COPY scripts/server-only-hook.mjs ./scripts/server-only-hook.mjs
 
 # --- the gateway agent: root with NET_ADMIN and /dev/net/tun (compose profile "gateway") --
 FROM base AS gateway
 RUN apt-get update && apt-get install -y --no-install-recommends iproute2 wireguard-tools nftables \
     && rm -rf /var/lib/apt/lists/*
 COPY gateway ./gateway
-CMD ["node", "--import", "tsx", "gateway/index.ts"]
+CMD ["node", "--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "gateway/index.ts"]
 
 # --- the console: non-root, data in /var/lib/defguard ------------------------------------
 FROM base AS console
@@ -51,4 +53,4 @@ VOLUME ["/var/lib/defguard"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # One process: signals (SIGTERM on docker stop) reach the server itself.
-CMD ["node", "--import", "tsx", "server.ts"]
+CMD ["node", "--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts"]
