@@ -6,11 +6,9 @@
  * overview shows the location's gateway as connected. Closing the stream and removing the
  * gateway (with its confirmation) ends it.
  */
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import * as loader from "@grpc/proto-loader";
 import { expect, test } from "@playwright/test";
-import { apiClient, message, signInAdmin, suffix, type ApiClient } from "./support";
+import { apiClient, gatewayProtos, message, signInAdmin, suffix, type ApiClient } from "./support";
 
 interface Location {
   id: number;
@@ -48,27 +46,10 @@ async function createLocation(api: ApiClient, name: string, octet: number): Prom
   );
 }
 
-/**
- * The project's protos with the options of lib/grpc/server.ts loadProtos(). That module cannot be
- * imported here: it pulls in lib/settings/info, whose JSON import (package.json) Playwright's
- * loader refuses without an import attribute.
- */
-function loadProtos() {
-  const def = loader.loadSync(["gateway.proto", "worker.proto"], {
-    includeDirs: [fileURLToPath(new URL("../proto", import.meta.url))],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  return grpc.loadPackageDefinition(def) as unknown as { gateway: { GatewayService: grpc.ServiceClientConstructor } };
-}
-
 /** A fake gateway: the gRPC client a gateway would be, with an open Updates stream. */
 function connectGateway(grpcUrl: string, token: string, hostname: string) {
   const port = new URL(grpcUrl).port;
-  const protos = loadProtos();
+  const protos = gatewayProtos();
   const client = new protos.gateway.GatewayService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
   md.set("authorization", token);

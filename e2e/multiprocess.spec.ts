@@ -6,11 +6,10 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import * as loader from "@grpc/proto-loader";
 import { expect, request, test, type APIRequestContext, type APIResponse } from "@playwright/test";
 import { makeTempDir, startServer, type RunningServer } from "./setup/server";
+import { gatewayProtos } from "./support";
 
 const ADMIN_PASSWORD = "Admin123!x";
 const suffix = () => Math.random().toString(36).slice(2, 7);
@@ -66,17 +65,9 @@ class Api {
   }
 }
 
-/** Same proto options as lib/grpc/server.ts loadProtos() (see e2e/gateways.spec.ts for why it is not imported). */
+/** A gateway client on the console's gRPC port. */
 function gatewayClient(port: number) {
-  const def = loader.loadSync(["gateway.proto", "worker.proto"], {
-    includeDirs: [fileURLToPath(new URL("../proto", import.meta.url))],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  const protos = grpc.loadPackageDefinition(def) as unknown as { gateway: { GatewayService: grpc.ServiceClientConstructor } };
+  const protos = gatewayProtos();
   return new protos.gateway.GatewayService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
 }
 

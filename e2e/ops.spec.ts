@@ -10,28 +10,19 @@ import { randomBytes } from "node:crypto";
 import { rmSync } from "node:fs";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
-import * as loader from "@grpc/proto-loader";
 import pg from "pg";
 import { expect, request, test, type APIRequestContext } from "@playwright/test";
 import { startPostgres, type ExternalPostgres } from "./setup/postgres";
 import { freePort, makeTempDir, readLog, startServer, type RunningServer } from "./setup/server";
+import { gatewayProtos } from "./support";
 
 const ADMIN_PASSWORD = "Admin123!x";
 const METRICS_TOKEN = "metrics-" + randomBytes(12).toString("hex");
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 function gatewayUpdates(port: number, token: string, hostname: string) {
-  const def = loader.loadSync(["gateway.proto", "worker.proto"], {
-    includeDirs: [fileURLToPath(new URL("../proto", import.meta.url))],
-    keepCase: true,
-    longs: Number,
-    enums: String,
-    defaults: true,
-    oneofs: true,
-  });
-  const protos = grpc.loadPackageDefinition(def) as unknown as { gateway: { GatewayService: grpc.ServiceClientConstructor } };
+  const protos = gatewayProtos();
   const client = new protos.gateway.GatewayService(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   const md = new grpc.Metadata();
   md.set("authorization", token);

@@ -4,6 +4,8 @@
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import * as grpc from "@grpc/grpc-js";
+import * as loader from "@grpc/proto-loader";
 import { expect, request, type APIRequestContext, type APIResponse, type Page } from "@playwright/test";
 import { readState } from "./setup/state";
 
@@ -150,3 +152,20 @@ export async function createLocation<T = { id: number; name: string; pubkey: str
   );
 }
 
+
+/**
+ * The gateway protos with the options of lib/grpc/server.ts loadProtos(). That module cannot be
+ * imported by a spec: it pulls in lib/settings/info, whose JSON import (package.json)
+ * Playwright's loader refuses without an import attribute.
+ */
+export function gatewayProtos() {
+  const def = loader.loadSync(["gateway.proto", "worker.proto"], {
+    includeDirs: [fileURLToPath(new URL("../proto", import.meta.url))],
+    keepCase: true,
+    longs: Number,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+  });
+  return grpc.loadPackageDefinition(def) as unknown as { gateway: { GatewayService: grpc.ServiceClientConstructor } };
+}
