@@ -1,19 +1,16 @@
 "use client";
 
-import { useState } from "react";
+import { useState, type ReactNode } from "react";
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, Laptop, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
+import { Download, Laptop, Pencil, Plus, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
-import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { DataList } from "@/components/ui/data-list";
 import { downloadText } from "@/components/ui/download";
-import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "@/components/ui/dropdown-menu";
-import { EmptyState } from "@/components/ui/empty-state";
-import { InlineError } from "@/components/ui/inline-error";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/toaster";
@@ -82,7 +79,7 @@ function LocationRow({ device, network }: { device: UserDevice; network: UserDev
   );
 }
 
-function DeviceItem({ device, onEdit, onDelete }: { device: UserDevice; onEdit: () => void; onDelete: () => void }) {
+function DeviceItem({ device, menu }: { device: UserDevice; menu: ReactNode }) {
   const t = useTranslations("devices.list");
   return (
     <li className="px-4 py-4" data-testid="user-device" data-device={device.name}>
@@ -102,24 +99,7 @@ function DeviceItem({ device, onEdit, onDelete }: { device: UserDevice; onEdit: 
             </span>
           </p>
         </div>
-        <DropdownMenu>
-          <DropdownMenuTrigger asChild>
-            <Button variant="ghost" size="icon" aria-label={t("actions", { name: device.name })} data-testid="device-actions">
-              <MoreHorizontal aria-hidden />
-            </Button>
-          </DropdownMenuTrigger>
-          <DropdownMenuContent align="end">
-            <DropdownMenuItem onSelect={onEdit}>
-              <Pencil aria-hidden />
-              {t("edit")}
-            </DropdownMenuItem>
-            <DropdownMenuSeparator />
-            <DropdownMenuItem danger onSelect={onDelete} data-testid="device-delete">
-              <Trash2 aria-hidden />
-              {t("delete")}
-            </DropdownMenuItem>
-          </DropdownMenuContent>
-        </DropdownMenu>
+        {menu}
       </div>
       {device.networks.length > 0 ? (
         <ul className="mt-3 divide-y divide-border rounded-md border border-border px-3 sm:ml-11">
@@ -167,7 +147,6 @@ export function UserDevices({ username, self }: UserDevicesProps) {
   const queryClient = useQueryClient();
   const devices = useUserDevices(username);
   const [editing, setEditing] = useState<UserDevice | null>(null);
-  const [deleting, setDeleting] = useState<UserDevice | null>(null);
   const addHref = addDeviceHref(username, self);
 
   async function remove(d: UserDevice) {
@@ -196,48 +175,42 @@ export function UserDevices({ username, self }: UserDevicesProps) {
           </Button>
         }
       />
-      {devices.isPending ? (
-        <ListSkeleton />
-      ) : devices.isError ? (
-        <div className="p-4">
-          <InlineError
-            message={t("loadFailed")}
-            detail={errorText(devices.error)}
-            onRetry={() => devices.refetch()}
-            retrying={devices.isFetching}
-          />
-        </div>
-      ) : devices.data.length === 0 ? (
-        <EmptyState
-          icon={Laptop}
-          title={t("emptyTitle")}
-          description={self ? t("emptyDescription") : t("emptyDescriptionOther")}
-          action={
+      <DataList
+        rows={devices.data}
+        rowKey={(d) => d.id}
+        error={devices.isError ? { message: t("loadFailed"), detail: errorText(devices.error), onRetry: () => devices.refetch(), retrying: devices.isFetching } : null}
+        empty={{
+          icon: Laptop,
+          title: t("emptyTitle"),
+          description: self ? t("emptyDescription") : t("emptyDescriptionOther"),
+          action: (
             <Button asChild>
               <Link href={addHref}>
                 <Plus aria-hidden />
                 {t("add")}
               </Link>
             </Button>
-          }
-        />
-      ) : (
-        <ul className="divide-y divide-border">
-          {devices.data.map((d) => (
-            <DeviceItem key={d.id} device={d} onEdit={() => setEditing(d)} onDelete={() => setDeleting(d)} />
-          ))}
-        </ul>
-      )}
-      <EditDeviceDialog username={username} device={editing} onOpenChange={(o) => !o && setEditing(null)} />
-      <ConfirmDialog
-        open={!!deleting}
-        onOpenChange={(o) => !o && setDeleting(null)}
-        title={t("deleteTitle", { name: deleting?.name ?? "" })}
-        description={t("deleteDescription")}
-        confirmLabel={t("deleteConfirm")}
-        danger
-        onConfirm={() => deleting && remove(deleting)}
+          ),
+        }}
+        loading={<ListSkeleton />}
+        item={(d, menu) => <DeviceItem device={d} menu={menu} />}
+        actions={{
+          label: (d) => t("actions", { name: d.name }),
+          testId: "device-actions",
+          items: (d) => [
+            { label: t("edit"), icon: Pencil, onSelect: () => setEditing(d) },
+            {
+              label: t("delete"),
+              icon: Trash2,
+              danger: true,
+              separated: true,
+              testId: "device-delete",
+              confirm: { title: t("deleteTitle", { name: d.name }), description: t("deleteDescription"), confirmLabel: t("deleteConfirm"), run: () => remove(d) },
+            },
+          ],
+        }}
       />
+      <EditDeviceDialog username={username} device={editing} onOpenChange={(o) => !o && setEditing(null)} />
     </Card>
   );
 }

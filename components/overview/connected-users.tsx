@@ -10,12 +10,11 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Card, CardHeader } from "@/components/ui/card";
 import { cn } from "@/components/ui/cn";
-import { EmptyState } from "@/components/ui/empty-state";
-import { InlineError } from "@/components/ui/inline-error";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
+import { ListStates } from "@/components/ui/list-states";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Sparkline } from "@/components/ui/sparkline";
-import { Table, TableBody, TableCell, TableContainer, TableHead, TableHeader, TableRow, TableSkeletonRows } from "@/components/ui/table";
 import { useFormatBytes } from "./format";
 import { ViewToggle, type OverviewView } from "./overview-controls";
 import type { StatsDevice, UserStats } from "./queries";
@@ -242,66 +241,44 @@ function UserCell({ u }: { u: UserEntry }) {
   );
 }
 
-const LIST_COLUMNS = [
-  { width: "w-28" },
-  { width: "w-24" },
-  { width: "w-20", className: "hidden md:table-cell" },
-  { width: "w-24", className: "hidden lg:table-cell" },
-  { width: "w-24", className: "hidden sm:table-cell" },
-  { width: "w-32", className: "hidden md:table-cell" },
-];
+/** A row of the table: one device, under its user (the user's cell spans their devices). */
+interface DeviceRow {
+  u: UserEntry;
+  d: DeviceEntry;
+  /** The device's place among its user's rows. */
+  i: number;
+}
 
-function UserTable({ entries, showLocation, window }: { entries: UserEntry[]; showLocation: boolean; window: [number, number] }) {
+function useListColumns(showLocation: boolean, window: [number, number]): DataColumn<DeviceRow>[] {
   const t = useTranslations("overview.users");
-  return (
-    <TableContainer className="max-h-[32rem] rounded-none border-x-0 border-b-0">
-      <Table>
-        <TableHeader>
-          <tr>
-            <TableHead>{t("user")}</TableHead>
-            <TableHead>{t("device")}</TableHead>
-            <TableHead className="hidden md:table-cell">{t("vpnIp")}</TableHead>
-            <TableHead className="hidden lg:table-cell">{t("publicIp")}</TableHead>
-            <TableHead className="hidden sm:table-cell">{t("connection")}</TableHead>
-            <TableHead className="hidden md:table-cell">{t("traffic")}</TableHead>
-          </tr>
-        </TableHeader>
-        <TableBody>
-          {entries.flatMap((u) =>
-            u.devices.map((d, i) => (
-              <TableRow key={d.key} data-testid="overview-device-row" data-username={u.user?.username ?? ""}>
-                {i === 0 && (
-                  <TableCell rowSpan={u.devices.length} className="max-w-56 align-top [&]:pt-2.5">
-                    <UserCell u={u} />
-                  </TableCell>
-                )}
-                <TableCell className="max-w-56">
-                  <span className="flex min-w-0 items-center gap-2">
-                    <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
-                    <span className="min-w-0">
-                      <span className="block truncate text-sm text-fg">{d.device.name}</span>
-                      {showLocation && <span className="block truncate text-xs text-fg-muted">{d.location.name}</span>}
-                      <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.device.wireguard_ips.join(", ")}</span>
-                    </span>
-                  </span>
-                </TableCell>
-                <TableCell className="hidden md:table-cell">
-                  <Ips d={d} />
-                </TableCell>
-                <TableCell className="hidden font-mono text-xs lg:table-cell">{d.device.public_ip ?? "—"}</TableCell>
-                <TableCell className="hidden sm:table-cell">
-                  <ConnectedSince d={d} />
-                </TableCell>
-                <TableCell className="hidden md:table-cell">
-                  <DeviceTraffic d={d} window={window} />
-                </TableCell>
-              </TableRow>
-            )),
-          )}
-        </TableBody>
-      </Table>
-    </TableContainer>
-  );
+  return [
+    {
+      header: t("user"),
+      skeleton: "w-28",
+      cellClassName: "max-w-56 align-top [&]:pt-2.5",
+      rowSpan: ({ u, i }) => (i === 0 ? u.devices.length : 0),
+      cell: ({ u }) => <UserCell u={u} />,
+    },
+    {
+      header: t("device"),
+      skeleton: "w-24",
+      cellClassName: "max-w-56",
+      cell: ({ d }) => (
+        <span className="flex min-w-0 items-center gap-2">
+          <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
+          <span className="min-w-0">
+            <span className="block truncate text-sm text-fg">{d.device.name}</span>
+            {showLocation && <span className="block truncate text-xs text-fg-muted">{d.location.name}</span>}
+            <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.device.wireguard_ips.join(", ")}</span>
+          </span>
+        </span>
+      ),
+    },
+    { header: t("vpnIp"), skeleton: "w-20", className: "hidden md:table-cell", cell: ({ d }) => <Ips d={d} /> },
+    { header: t("publicIp"), skeleton: "w-24", className: "hidden lg:table-cell", cellClassName: "font-mono text-xs", cell: ({ d }) => d.device.public_ip ?? "—" },
+    { header: t("connection"), skeleton: "w-24", className: "hidden sm:table-cell", cell: ({ d }) => <ConnectedSince d={d} /> },
+    { header: t("traffic"), skeleton: "w-32", className: "hidden md:table-cell", cell: ({ d }) => <DeviceTraffic d={d} window={window} /> },
+  ];
 }
 
 interface ConnectedUsersProps {
@@ -325,51 +302,55 @@ export function ConnectedUsers({ result, locations, showLocation, hours, view, o
   const [cards, setCards] = useState(CARDS_STEP);
   const [rows, setRows] = useState(ROWS_STEP);
 
-  let body: ReactNode;
-  if (result.isPending && !result.data) {
-    body =
-      view === "list" ? (
-        <TableContainer className="rounded-none border-x-0 border-b-0">
-          <Table>
-            <TableBody>
-              <TableSkeletonRows rows={4} columns={LIST_COLUMNS} />
-            </TableBody>
-          </Table>
-        </TableContainer>
-      ) : (
-        <div className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3" aria-hidden>
-          {[0, 1].map((i) => (
-            <Skeleton key={i} className="h-40 rounded-lg" />
-          ))}
-        </div>
-      );
-  } else if (result.error && !result.data) {
-    body = (
-      <div className="p-4">
-        <InlineError message={t("loadFailed")} detail={result.error.message} onRetry={() => result.refetch()} retrying={result.isFetching} />
-      </div>
-    );
-  } else if (entries.length === 0) {
-    body = <EmptyState icon={UsersRound} title={t("emptyTitle")} description={t("emptyDescription", { hours })} />;
-  } else if (view === "list") {
-    body = (
-      <>
-        <UserTable entries={firstRows(entries, rows)} showLocation={showLocation} window={window} />
-        <ShowMore shown={Math.min(rows, totalRows)} total={totalRows} onMore={() => setRows((n) => n + ROWS_STEP)} />
-      </>
-    );
-  } else {
-    body = (
-      <>
-        <ul className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3">
-          {entries.slice(0, cards).map((u) => (
-            <UserCard key={u.key} u={u} showLocation={showLocation} window={window} />
-          ))}
-        </ul>
-        <ShowMore shown={Math.min(cards, entries.length)} total={entries.length} onMore={() => setCards((n) => n + CARDS_STEP)} />
-      </>
-    );
-  }
+  const columns = useListColumns(showLocation, window);
+  const loading = result.isPending && !result.data;
+  const empty = { icon: UsersRound, title: t("emptyTitle"), description: t("emptyDescription", { hours }) };
+  const table = (list: UserEntry[] | undefined, footer?: ReactNode) => (
+    <DataTable
+      columns={columns}
+      rows={list?.flatMap((u) => u.devices.map((d, i) => ({ u, d, i })))}
+      rowKey={(r) => r.d.key}
+      rowProps={(r) => ({ "data-testid": "overview-device-row", "data-username": r.u.user?.username ?? "" })}
+      empty={empty}
+      skeletonRows={4}
+      className="max-h-[32rem] rounded-none border-x-0 border-b-0"
+      footer={footer}
+    />
+  );
+
+  const body = (
+    <ListStates
+      rows={loading ? undefined : entries}
+      error={result.error && !result.data && !loading ? { message: t("loadFailed"), detail: result.error.message, onRetry: () => result.refetch(), retrying: result.isFetching } : null}
+      empty={empty}
+      loading={
+        view === "list" ? (
+          table(undefined)
+        ) : (
+          <div className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3" aria-hidden>
+            {[0, 1].map((i) => (
+              <Skeleton key={i} className="h-40 rounded-lg" />
+            ))}
+          </div>
+        )
+      }
+    >
+      {(list) =>
+        view === "list" ? (
+          table(firstRows(list, rows), <ShowMore shown={Math.min(rows, totalRows)} total={totalRows} onMore={() => setRows((n) => n + ROWS_STEP)} />)
+        ) : (
+          <>
+            <ul className="grid gap-3 p-4 md:grid-cols-2 2xl:grid-cols-3">
+              {list.slice(0, cards).map((u) => (
+                <UserCard key={u.key} u={u} showLocation={showLocation} window={window} />
+              ))}
+            </ul>
+            <ShowMore shown={Math.min(cards, list.length)} total={list.length} onMore={() => setCards((n) => n + CARDS_STEP)} />
+          </>
+        )
+      }
+    </ListStates>
+  );
 
   return (
     <Card data-testid="overview-users" data-view={view}>

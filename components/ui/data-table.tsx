@@ -1,12 +1,10 @@
 "use client";
 
-import { useState, type HTMLAttributes, type ReactNode, type Ref } from "react";
+import type { HTMLAttributes, ReactNode, Ref } from "react";
 import { MoreHorizontal, type LucideIcon } from "lucide-react";
 import { Button } from "./button";
-import { ConfirmDialog } from "./confirm-dialog";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "./dropdown-menu";
-import { EmptyState } from "./empty-state";
-import { InlineError } from "./inline-error";
+import { ListStates, useRowConfirm, type ListEmpty, type ListError, type RowConfirm } from "./list-states";
 import { Table, TableBody, TableCell, TableContainer, TableHead, TableHeader, TableMessageRow, TableRow, TableSkeletonRows, type SortDirection } from "./table";
 
 export interface DataColumn<T, K extends string = string> {
@@ -20,16 +18,11 @@ export interface DataColumn<T, K extends string = string> {
   skeleton: string;
   /** The sort key this column's header sets; sortable columns need the table's `sort`. */
   sortKey?: K;
+  /** Rows this row's cell spans (0: covered by a cell above, not rendered); default 1. */
+  rowSpan?: (row: T) => number;
 }
 
-export interface RowConfirm {
-  title: ReactNode;
-  description: ReactNode;
-  confirmLabel: string;
-  danger?: boolean;
-  /** The action; the dialog shows progress and stays open when it throws. */
-  run: () => unknown;
-}
+export type { RowConfirm };
 
 export interface RowAction {
   label: ReactNode;
@@ -50,8 +43,8 @@ interface DataTableProps<T, K extends string> {
   rows: T[] | undefined;
   rowKey: (row: T) => string | number;
   /** When the load failed: the sentence, the server's detail and a retry. */
-  error?: { message: string; detail?: string; onRetry: () => void; retrying?: boolean } | null;
-  empty: { icon: LucideIcon; title: string; description?: string; action?: ReactNode };
+  error?: ListError | null;
+  empty: ListEmpty;
   /** Server- or client-side sort: the current key and direction, and what a header click does. */
   sort?: { key: K; dir: SortDirection; onSort: (key: K) => void };
   /** Row actions menu (last column): its accessible name per row and the items. */
@@ -97,7 +90,7 @@ export function DataTable<T, K extends string = string>({
   containerRef,
   testId,
 }: DataTableProps<T, K>) {
-  const [confirming, setConfirming] = useState<RowConfirm | null>(null);
+  const confirm = useRowConfirm();
   const span = columns.length + (actions ? 1 : 0);
   const skeleton = [...columns.map((c) => ({ width: c.skeleton, className: c.className })), ...(actions ? [{ width: "w-6" }] : [])];
 
@@ -125,51 +118,49 @@ export function DataTable<T, K extends string = string>({
             </tr>
           </TableHeader>
           <TableBody className={bodyClassName}>
-            {error ? (
-              <TableMessageRow colSpan={span}>
-                <InlineError className="m-4" message={error.message} detail={error.detail} onRetry={error.onRetry} retrying={error.retrying} />
-              </TableMessageRow>
-            ) : rows === undefined ? (
-              <TableSkeletonRows rows={skeletonRows} columns={skeleton} />
-            ) : rows.length === 0 ? (
-              <TableMessageRow colSpan={span}>
-                <EmptyState icon={empty.icon} title={empty.title} description={empty.description} action={empty.action} />
-              </TableMessageRow>
-            ) : (
-              rows.map((row) => (
-                <TableRow key={rowKey(row)} {...rowProps?.(row)}>
-                  {columns.map((c, i) => (
-                    <TableCell key={i} className={[c.className, c.cellClassName].filter(Boolean).join(" ") || undefined}>
-                      {c.cell(row)}
-                    </TableCell>
-                  ))}
-                  {actions && (
-                    <TableCell className="w-10 pr-2 text-right" onClick={(e) => e.stopPropagation()}>
-                      <RowActionsMenu
-                        label={actions.label(row)}
-                        items={actions.items(row)}
-                        onConfirm={setConfirming}
-                        busy={actions.busy?.(row)}
-                        testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
-                      />
-                    </TableCell>
-                  )}
-                </TableRow>
-              ))
-            )}
+            <ListStates
+              rows={rows}
+              error={error}
+              empty={empty}
+              loading={<TableSkeletonRows rows={skeletonRows} columns={skeleton} />}
+              message={(node) => <TableMessageRow colSpan={span}>{node}</TableMessageRow>}
+            >
+              {(list) =>
+                list.map((row) => (
+                  <TableRow key={rowKey(row)} {...rowProps?.(row)}>
+                    {columns.map((c, i) => {
+                      const rowSpan = c.rowSpan ? c.rowSpan(row) : 1;
+                      if (rowSpan === 0) return null;
+                      return (
+                        <TableCell
+                          key={i}
+                          rowSpan={rowSpan === 1 ? undefined : rowSpan}
+                          className={[c.className, c.cellClassName].filter(Boolean).join(" ") || undefined}
+                        >
+                          {c.cell(row)}
+                        </TableCell>
+                      );
+                    })}
+                    {actions && (
+                      <TableCell className="w-10 pr-2 text-right" onClick={(e) => e.stopPropagation()}>
+                        <RowActionsMenu
+                          label={actions.label(row)}
+                          items={actions.items(row)}
+                          onConfirm={confirm.ask}
+                          busy={actions.busy?.(row)}
+                          testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
+                        />
+                      </TableCell>
+                    )}
+                  </TableRow>
+                ))
+              }
+            </ListStates>
           </TableBody>
         </Table>
       </TableContainer>
       {footer}
-      <ConfirmDialog
-        open={!!confirming}
-        onOpenChange={(o) => !o && setConfirming(null)}
-        title={confirming?.title ?? ""}
-        description={confirming?.description ?? ""}
-        confirmLabel={confirming?.confirmLabel ?? ""}
-        danger={confirming?.danger ?? true}
-        onConfirm={() => confirming?.run()}
-      />
+      {confirm.dialog}
     </>
   );
 }
