@@ -5,9 +5,9 @@ import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import type { z } from "zod";
 import { codeSchema } from "@/lib/mfa/schema";
-import { useValidationMessages } from "@/components/forms/messages";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { useSubmit } from "@/components/ui/use-submit";
 import { CodeInput } from "./code-input";
 import { useMfaErrors } from "./errors";
 
@@ -33,10 +33,8 @@ interface CodeFormProps {
 
 /** A 6-digit code form on the shared zod schema: validates on blur and submit, auto-submits at six digits. */
 export function CodeForm({ label, hint, submitLabel, onSubmit, testId, autoFocus, children, layout = "page", secondary }: CodeFormProps) {
-  const { fromKey } = useValidationMessages();
   const { messageOf } = useMfaErrors();
   const inputRef = useRef<HTMLInputElement | null>(null);
-  const busyRef = useRef(false);
   const form = useForm<CodeIn, unknown, CodeOut>({
     resolver: zodResolver(codeSchema),
     // Validated on submit and on blur once something was typed: leaving an empty field (to pick
@@ -46,23 +44,17 @@ export function CodeForm({ label, hint, submitLabel, onSubmit, testId, autoFocus
   });
   const { errors, isSubmitting } = form.formState;
 
-  const submit = form.handleSubmit(async ({ code }) => {
-    if (busyRef.current) return;
-    busyRef.current = true;
-    try {
-      await onSubmit(code);
-    } catch (err) {
-      form.setValue("code", "");
-      form.setError("code", { message: messageOf(err) }, { shouldFocus: true });
-    } finally {
-      busyRef.current = false;
-    }
+  const { onSubmit: submit, errorOf } = useSubmit(form, {
+    mutationFn: ({ code }) => onSubmit(code),
+    errorText: messageOf,
+    // Every refusal is about the code: it lands on the field, which starts again empty.
+    errorField: "code",
+    onError: () => form.setValue("code", ""),
   });
 
-  const error = errors.code?.message;
   return (
     <form noValidate onSubmit={submit} className="flex flex-col gap-4">
-      <Field label={label} hint={hint} error={fromKey(error)}>
+      <Field label={label} hint={hint} error={errorOf("code")}>
         <Controller
           control={form.control}
           name="code"

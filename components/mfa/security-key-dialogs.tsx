@@ -10,6 +10,7 @@ import { startRegistration } from "@simplewebauthn/browser";
 import { renameSchema } from "@/lib/mfa/schema";
 import { ApiBadRequestError } from "@/lib/api/client";
 import { useValidationMessages } from "@/components/forms/messages";
+import { useSubmit } from "@/components/ui/use-submit";
 import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -28,6 +29,13 @@ function useNameForm(defaultName: string) {
   });
 }
 
+/** A refusal naming the field in the user's language, anything else as the MFA errors say it. */
+function useKeyErrorText() {
+  const { fromServer } = useValidationMessages();
+  const { messageOf } = useMfaErrors();
+  return (err: unknown) => (err instanceof ApiBadRequestError && err.field ? (fromServer(err) ?? err.msg) : messageOf(err));
+}
+
 interface AddKeyDialogProps {
   open: boolean;
   onOpenChange: (open: boolean) => void;
@@ -37,12 +45,11 @@ interface AddKeyDialogProps {
 /** Add security key: a name, then the browser's registration ceremony, then the server's check. */
 export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDialogProps) {
   const t = useTranslations("mfa.keys");
-  const { fromKey, fromServer } = useValidationMessages();
-  const { messageOf } = useMfaErrors();
+  const errorText = useKeyErrorText();
   const [failure, setFailure] = useState<string | null>(null);
   const [waiting, setWaiting] = useState(false);
   const form = useNameForm("");
-  const { errors, isSubmitting } = form.formState;
+  const { isSubmitting } = form.formState;
 
   useEffect(() => {
     if (open) {
@@ -52,22 +59,22 @@ export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDial
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [open]);
 
-  const submit = form.handleSubmit(async ({ name }) => {
-    setFailure(null);
-    try {
+  const { onSubmit: submit, errorOf } = useSubmit(form, {
+    mutationFn: async ({ name }): Promise<CodesBody> => {
+      setFailure(null);
       const optionsJSON = await mfaApi.webauthnInit();
       setWaiting(true);
       const credential = await startRegistration({ optionsJSON }).finally(() => setWaiting(false));
       const result = await mfaApi.webauthnFinish(name, credential);
+      return { codes: result.codes ?? null };
+    },
+    onSuccess: (result) => {
       onOpenChange(false);
-      onAdded({ codes: result.codes ?? null });
-    } catch (err) {
-      if (err instanceof ApiBadRequestError && err.field === "name") {
-        form.setError("name", { message: fromServer(err) });
-        return;
-      }
-      setFailure(messageOf(err));
-    }
+      onAdded(result);
+    },
+    errorText,
+    // Anything but a refused name is said above the form: the ceremony failed, not a field.
+    report: (text) => setFailure(text),
   });
 
   return (
@@ -79,7 +86,7 @@ export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDial
               {failure}
             </p>
           )}
-          <Field label={t("name")} hint={t("nameHint")} error={fromKey(errors.name?.message)}>
+          <Field label={t("name")} hint={t("nameHint")} error={errorOf("name")}>
             <Input
               data-testid="add-key-name"
               autoComplete="off"
@@ -109,24 +116,22 @@ interface RenameKeyDialogProps {
 
 export function RenameSecurityKeyDialog({ securityKey, onOpenChange, onRename }: RenameKeyDialogProps) {
   const t = useTranslations("mfa.keys");
-  const { fromKey, fromServer } = useValidationMessages();
-  const { messageOf } = useMfaErrors();
+  const errorText = useKeyErrorText();
   const form = useNameForm(securityKey?.name ?? "");
-  const { errors, isSubmitting } = form.formState;
+  const { isSubmitting } = form.formState;
 
   useEffect(() => {
     if (securityKey) form.reset({ name: securityKey.name });
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [securityKey]);
 
-  const submit = form.handleSubmit(async ({ name }) => {
-    if (!securityKey) return;
-    try {
-      await onRename(securityKey, name);
-      onOpenChange(false);
-    } catch (err) {
-      form.setError("name", { message: err instanceof ApiBadRequestError && err.field ? fromServer(err) : messageOf(err) });
-    }
+  const { onSubmit: submit, errorOf } = useSubmit(form, {
+    mutationFn: ({ name }) => onRename(securityKey!, name),
+    onSuccess: () => onOpenChange(false),
+    ready: () => securityKey !== null,
+    errorText,
+    // Every refusal is about the name.
+    errorField: "name",
   });
 
   return (
@@ -137,7 +142,7 @@ export function RenameSecurityKeyDialog({ securityKey, onOpenChange, onRename }:
         description={t("renameDescription", { name: securityKey?.name ?? "" })}
       >
         <form noValidate onSubmit={submit} className="flex flex-col gap-4">
-          <Field label={t("name")} error={fromKey(errors.name?.message)}>
+          <Field label={t("name")} error={errorOf("name")}>
             <Input
               data-testid="rename-key-name"
               autoComplete="off"

@@ -1,32 +1,30 @@
 "use client";
 
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { usePathname, useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { AlertTriangle } from "lucide-react";
-import { api, ApiBadRequestError } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import type { UserInfo, UserInfoBody } from "@/lib/api/types";
 import { updateUserSchema } from "@/lib/users/schema";
 import { currentUserQuery } from "@/components/auth/use-current-user";
-import { useValidationMessages } from "@/components/forms/messages";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { MultiSelect } from "@/components/ui/multi-select";
 import { Switch } from "@/components/ui/switch";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { useMultiSelectLabels } from "@/components/users/labels";
 import { groupNamesQuery, userKeys, userPath } from "@/components/users/queries";
 import { useServerError } from "@/components/users/server-errors";
 
 type FormInput = z.input<typeof updateUserSchema>;
 type FormOutput = z.output<typeof updateUserSchema>;
-const FIELDS = ["username", "first_name", "last_name", "email", "phone", "is_active", "groups"] as const;
 
 interface ProfileFormProps {
   user: UserInfo;
@@ -44,12 +42,10 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
   const router = useRouter();
   const pathname = usePathname();
   const client = useQueryClient();
-  const { fromKey } = useValidationMessages();
   const serverError = useServerError();
   const pickerLabels = useMultiSelectLabels("profile");
   const groups = useQuery({ ...groupNamesQuery, enabled: admin });
   const [pending, setPending] = useState<FormOutput | null>(null);
-  const sending = useRef(false);
 
   const form = useForm<FormInput, unknown, FormOutput>({
     resolver: zodResolver(updateUserSchema),
@@ -66,7 +62,9 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
   });
   const { errors } = form.formState;
 
-  const save = useMutation({
+  const needsConfirm = (v: FormOutput) => admin && (v.username !== user.username || v.email.toLowerCase() !== user.email.toLowerCase());
+
+  const { onSubmit, send, errorOf, pending: saving } = useSubmit(form, {
     mutationFn: (v: FormOutput) =>
       api.put<UserInfoBody>(
         userPath(user.username),
@@ -75,11 +73,8 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
           : // Not an admin: the fields only an admin may change go back unchanged.
             { username: user.username, email: user.email, first_name: v.first_name, last_name: v.last_name, phone: v.phone },
       ),
-    onSettled: () => {
-      sending.current = false;
-    },
+    success: () => t("saved"),
     onSuccess: async (saved) => {
-      toast.success(t("saved"));
       const renamed = saved.username !== user.username;
       client.setQueryData(userKeys.details(saved.username), (old: { user: UserInfo } | undefined) =>
         old ? { ...old, user: saved } : old,
@@ -94,27 +89,15 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
       if (renamed && pathname.startsWith("/users/")) router.replace(`/users/${encodeURIComponent(saved.username)}`);
       else if (renamed) router.refresh();
     },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && err.field && (FIELDS as readonly string[]).includes(err.field)) {
-        form.setError(err.field as (typeof FIELDS)[number], { message: serverError(err) }, { shouldFocus: true });
-        return;
-      }
-      toast.error(t("saveFailed"), { subMessage: serverError(err) });
+    errorText: serverError,
+    failure: t("saveFailed"),
+    // A changed username or e-mail is confirmed first; the dialog sends.
+    ready: (v) => {
+      if (!needsConfirm(v)) return true;
+      setPending(v);
+      return false;
     },
   });
-
-  function send(v: FormOutput) {
-    if (sending.current) return;
-    sending.current = true;
-    save.mutate(v);
-  }
-
-  function submit(v: FormOutput) {
-    const usernameChanged = v.username !== user.username;
-    const emailChanged = v.email.toLowerCase() !== user.email.toLowerCase();
-    if (admin && (usernameChanged || emailChanged)) setPending(v);
-    else send(v);
-  }
 
   const warnings = pending
     ? [pending.username !== user.username && t("confirm.username"), pending.email.toLowerCase() !== user.email.toLowerCase() && t("confirm.email")].filter(
@@ -124,18 +107,18 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
 
   return (
     <>
-      <form noValidate onSubmit={form.handleSubmit(submit)} className="flex flex-col gap-4" data-testid="profile-form">
+      <form noValidate onSubmit={onSubmit} className="flex flex-col gap-4" data-testid="profile-form">
         <div className="grid gap-4 sm:grid-cols-2">
-          <Field label={t("firstName")} error={fromKey(errors.first_name?.message)}>
+          <Field label={t("firstName")} error={errorOf("first_name")}>
             <Input data-testid="profile-first-name" autoComplete="given-name" {...form.register("first_name")} />
           </Field>
-          <Field label={t("lastName")} error={fromKey(errors.last_name?.message)}>
+          <Field label={t("lastName")} error={errorOf("last_name")}>
             <Input data-testid="profile-last-name" autoComplete="family-name" {...form.register("last_name")} />
           </Field>
         </div>
         <Field
           label={t("username")}
-          error={fromKey(errors.username?.message)}
+          error={errorOf("username")}
           hint={admin ? t("usernameHint") : t("adminOnly")}
         >
           <Input
@@ -147,7 +130,7 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
             {...form.register("username")}
           />
         </Field>
-        <Field label={t("email")} error={fromKey(errors.email?.message)} hint={admin ? undefined : t("adminOnly")}>
+        <Field label={t("email")} error={errorOf("email")} hint={admin ? undefined : t("adminOnly")}>
           <Input
             data-testid="profile-email"
             type="email"
@@ -157,7 +140,7 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
             {...form.register("email")}
           />
         </Field>
-        <Field label={t("phone")} error={fromKey(errors.phone?.message)}>
+        <Field label={t("phone")} error={errorOf("phone")}>
           <Input data-testid="profile-phone" type="tel" autoComplete="tel" {...form.register("phone")} />
         </Field>
         {admin && (
@@ -203,10 +186,10 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
           </>
         )}
         <div className="flex flex-col-reverse gap-2 pt-2 sm:flex-row sm:justify-end">
-          <Button variant="secondary" onClick={onDone} disabled={save.isPending}>
+          <Button variant="secondary" onClick={onDone} disabled={saving}>
             {tc("cancel")}
           </Button>
-          <Button type="submit" loading={save.isPending || form.formState.isSubmitting} data-testid="profile-save">
+          <Button type="submit" loading={saving || form.formState.isSubmitting} data-testid="profile-save">
             {t("save")}
           </Button>
         </div>
@@ -227,12 +210,8 @@ export function ProfileForm({ user, self, admin, onDone }: ProfileFormProps) {
           </span>
         }
         confirmLabel={t("confirm.confirm")}
-        onConfirm={async () => {
-          if (!pending || sending.current) return;
-          sending.current = true;
-          // Either way the dialog closes: errors land on their field or in a toast.
-          await save.mutateAsync(pending).catch(() => undefined);
-        }}
+        // Either way the dialog closes: errors land on their field or in a toast.
+        onConfirm={() => pending && send(pending)}
       />
     </>
   );

@@ -24,11 +24,18 @@ export interface SubmitOptions<TOut, TResult> {
    * `toastFieldErrors` also toasts an error put on a field (for fields the user cannot see).
    */
   fields?: readonly string[];
+  /** Where an error that names no field of the form lands instead of a toast (a one-field form). */
+  errorField?: string;
   toastFieldErrors?: boolean | ((field: string, values: TOut) => boolean);
+  /** Says a failure that lands on no field in the form's own place instead of a toast. */
+  report?: (text: string, err: unknown) => void;
   /** Called on every failure, before the field error or toast. */
   onError?: (err: unknown, values: TOut) => void;
-  /** Checks outside the form (e.g. addresses); false stops the submit after validation. */
-  ready?: () => boolean;
+  /**
+   * Checks outside the form (e.g. addresses), or a step before sending (a confirm dialog that
+   * calls `send` with these values later); false stops the submit after validation.
+   */
+  ready?: (values: TOut) => boolean;
   /** Called on every submit attempt, valid or not. */
   onAttempt?: () => void;
 }
@@ -58,34 +65,45 @@ export function useSubmit<TIn extends FieldValues, TOut, TResult = unknown>(
       const o = opts.current;
       o.onError?.(err, v);
       const text = o.errorText(err);
-      const field = err instanceof ApiBadRequestError ? err.field : undefined;
+      const named = err instanceof ApiBadRequestError ? err.field : undefined;
       const fields = o.fields ?? Object.keys(form.getValues());
-      if (field && fields.includes(field)) {
+      const field = named && fields.includes(named) ? named : o.errorField;
+      if (field) {
         form.setError(field as Path<TIn>, { message: text }, { shouldFocus: true });
         const alsoToast = typeof o.toastFieldErrors === "function" ? o.toastFieldErrors(field, v) : o.toastFieldErrors;
         if (!alsoToast) return;
       }
-      if (o.failure) toast.error(o.failure, { subMessage: text });
+      if (o.report) o.report(text, err);
+      else if (o.failure) toast.error(o.failure, { subMessage: text });
       else toast.error(text);
     },
   });
+
+  /** Sends values the form already validated, at most once at a time. */
+  const send = useCallback(
+    async (v: TOut) => {
+      if (busy.current) return;
+      busy.current = true;
+      try {
+        await mutation.mutateAsync(v).catch(() => undefined);
+      } finally {
+        busy.current = false;
+      }
+    },
+    [mutation],
+  );
 
   const onSubmit = useCallback(
     (e?: BaseSyntheticEvent) =>
       form.handleSubmit(
         async (v) => {
           opts.current.onAttempt?.();
-          if (busy.current || (opts.current.ready && !opts.current.ready())) return;
-          busy.current = true;
-          try {
-            await mutation.mutateAsync(v).catch(() => undefined);
-          } finally {
-            busy.current = false;
-          }
+          if (busy.current || (opts.current.ready && !opts.current.ready(v))) return;
+          await send(v);
         },
         () => opts.current.onAttempt?.(),
       )(e),
-    [form, mutation],
+    [form, send],
   );
 
   /** The message of a field's error in the user's language (zod gives validation keys). */
@@ -97,5 +115,5 @@ export function useSubmit<TIn extends FieldValues, TOut, TResult = unknown>(
     [form, fromKey],
   );
 
-  return { onSubmit, errorOf, pending: mutation.isPending, reset: mutation.reset, mutation };
+  return { onSubmit, send, errorOf, pending: mutation.isPending, reset: mutation.reset, mutation };
 }
