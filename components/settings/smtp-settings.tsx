@@ -4,7 +4,6 @@ import { useState } from "react";
 import { useTranslations } from "next-intl";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation } from "@tanstack/react-query";
 import { z } from "zod";
 import { CircleCheck, CircleAlert, Send, Undo2 } from "lucide-react";
 import { api } from "@/lib/api/client";
@@ -18,6 +17,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { isSmtpNotConfigured, useServerError } from "@/components/users/server-errors";
 import { fromText } from "@/lib/validation";
 import type { SettingsView } from "./queries";
@@ -60,21 +60,18 @@ function valuesOf(s: SettingsView): Values {
 function TestMail({ dirty }: { dirty: boolean }) {
   const t = useTranslations("settings.smtp.test");
   const me = useCurrentUser().data;
-  const { fromKey } = useValidationMessages();
   const serverError = useServerError();
   const form = useForm<{ to: string }>({
     resolver: zodResolver(testMailSchema),
     mode: "onTouched",
     defaultValues: { to: me?.email ?? "" },
   });
-  const send = useMutation({
-    mutationFn: (v: { to: string }) => api.post("/mail/test", v),
-    onSuccess: (_d, v) => toast.success(t("sent", { to: v.to })),
-    onError: (err) =>
-      toast.error(t("failed"), {
-        subMessage: isSmtpNotConfigured(err) ? t("notConfigured") : serverError(err),
-        lifetime: 12_000,
-      }),
+  const send = useSubmit(form, {
+    mutationFn: (v) => api.post("/mail/test", v),
+    success: (_d, v) => t("sent", { to: v.to }),
+    errorText: (err) => (isSmtpNotConfigured(err) ? t("notConfigured") : serverError(err)),
+    // The server's SMTP reason can be long: the toast stays longer to be read.
+    report: (text) => toast.error(t("failed"), { subMessage: text, lifetime: 12_000 }),
   });
   return (
     <Card>
@@ -82,13 +79,13 @@ function TestMail({ dirty }: { dirty: boolean }) {
       <CardBody>
         <form
           noValidate
-          onSubmit={form.handleSubmit((v) => !send.isPending && send.mutate(v))}
+          onSubmit={send.onSubmit}
           className="flex flex-col gap-3 sm:flex-row sm:items-start"
         >
-          <Field label={t("to")} error={fromKey(form.formState.errors.to?.message)} className="flex-1">
+          <Field label={t("to")} error={send.errorOf("to")} className="flex-1">
             <Input type="email" data-testid="smtp-test-to" {...form.register("to")} />
           </Field>
-          <Button type="submit" variant="secondary" loading={send.isPending} className="h-9 sm:mt-[26px]" data-testid="smtp-test-send">
+          <Button type="submit" variant="secondary" loading={send.pending} className="h-9 sm:mt-[26px]" data-testid="smtp-test-send">
             <Send aria-hidden />
             {t("send")}
           </Button>
