@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { loginSchema, type LoginInput } from "@/lib/auth/schema";
 import { api, apiRequest, ApiBadRequestError } from "@/lib/api/client";
 import type { LoginSuccess, LoginSuccessBody, MfaRequired as MfaMethods, UserInfo } from "@/lib/api/types";
@@ -14,7 +14,9 @@ import { updateSession } from "@/components/auth/session-store";
 import { useValidationMessages } from "@/components/forms/messages";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { FormAlert } from "@/components/ui/form-alert";
 import { Input } from "@/components/ui/input";
+import { useSubmit } from "@/components/ui/use-submit";
 import { MFA_SETUP_PATH } from "@/components/mfa/api";
 import { MfaStep } from "./mfa-step";
 
@@ -54,16 +56,16 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
   const t = useTranslations("login");
   const router = useRouter();
   const client = useQueryClient();
-  const { fromKey, fromServer } = useValidationMessages();
+  const { fromServer } = useValidationMessages();
   const [mfa, setMfa] = useState<MfaMethods | null>(null);
   const [refusal, setRefusal] = useState<string | null>(null);
+  const [signedIn, setSignedIn] = useState(false);
 
   const form = useForm<LoginInput>({
     resolver: zodResolver(loginSchema),
     mode: "onBlur",
     defaultValues: { username: "", password: "" },
   });
-  const { errors } = form.formState;
 
   /** Signed in (after the password or the second factor): go where the user was heading. */
   function finish(user: UserInfo, url: string | undefined, mfaSetupRequired = false) {
@@ -83,24 +85,29 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
     else router.replace(returnTo ?? (user.is_admin ? "/overview" : "/me"));
   }
 
-  const login = useMutation({
-    mutationFn: signIn,
-    onMutate: () => setRefusal(null),
+  const login = useSubmit(form, {
+    mutationFn: (v) => {
+      setRefusal(null);
+      return signIn(v);
+    },
     onSuccess: (outcome) => {
       if (outcome.kind === "mfa") {
         setMfa(outcome.methods);
         return;
       }
+      setSignedIn(true);
       finish(outcome.user, outcome.url, outcome.mfaSetupRequired);
     },
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && (err.field === "username" || err.field === "password")) {
-        form.setError(err.field, { message: fromServer(err) });
-        return;
-      }
+    errorText: (err) => {
+      if (err instanceof ApiBadRequestError && err.field) return fromServer(err) ?? err.msg;
       const key = refusalKey(err);
-      setRefusal(key === "generic" && err instanceof ApiBadRequestError ? err.msg : t(`errors.${key}`));
+      return key === "generic" && err instanceof ApiBadRequestError ? err.msg : t(`errors.${key}`);
     },
+    fields: ["username", "password"],
+    // A refused sign-in is said above the fields, not in a toast.
+    report: setRefusal,
+    // Signed in: the next page loads, the form stays as it is.
+    ready: () => !signedIn,
   });
 
   function backToPassword() {
@@ -123,24 +130,16 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
   }
 
   // Keep the button busy after success too, while the next page loads.
-  const busy = login.isPending || (login.isSuccess && login.data.kind === "signed_in");
+  const busy = login.pending || signedIn;
 
   return (
     <>
       <h1 className="mb-1 text-xl font-semibold tracking-tight">{t("title")}</h1>
       <p className="mb-6 text-sm text-fg-muted">{t("subtitle", { name })}</p>
-      <form method="post" noValidate onSubmit={form.handleSubmit((values) => !busy && login.mutate(values))}>
+      <form method="post" noValidate onSubmit={login.onSubmit}>
         <fieldset disabled={!hydrated} className="flex min-w-0 flex-col gap-4">
-          {refusal && (
-            <p
-              data-testid="login-error"
-              role="alert"
-              className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error"
-            >
-              {refusal}
-            </p>
-          )}
-          <Field label={t("username")} error={fromKey(errors.username?.message)}>
+          {refusal && <FormAlert testId="login-error">{refusal}</FormAlert>}
+          <Field label={t("username")} error={login.errorOf("username")}>
             <Input
               data-testid="login-username"
               autoComplete="username"
@@ -150,7 +149,7 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
               {...form.register("username")}
             />
           </Field>
-          <Field label={t("password")} error={fromKey(errors.password?.message)}>
+          <Field label={t("password")} error={login.errorOf("password")}>
             <Input data-testid="login-password" type="password" autoComplete="current-password" {...form.register("password")} />
           </Field>
           <Button data-testid="login-submit" type="submit" size="lg" loading={busy} className="mt-2 w-full">

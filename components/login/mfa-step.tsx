@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useRef, useState, type ReactNode } from "react";
+import { useEffect, useRef, useState } from "react";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
@@ -9,15 +9,16 @@ import { ArrowLeft, KeyRound, LifeBuoy, Mail, Smartphone, type LucideIcon } from
 import { browserSupportsWebAuthn, startAuthentication } from "@simplewebauthn/browser";
 import { recoveryCodeSchema } from "@/lib/mfa/schema";
 import type { LoginSuccess, MfaRequired as MfaMethods } from "@/lib/api/types";
-import { useValidationMessages } from "@/components/forms/messages";
 import { mfaApi } from "@/components/mfa/api";
 import { CodeForm } from "@/components/mfa/code-form";
 import { useMfaErrors } from "@/components/mfa/errors";
 import { ResendButton, useCooldown } from "@/components/mfa/resend";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { FormAlert } from "@/components/ui/form-alert";
 import { Input } from "@/components/ui/input";
 import { Spinner } from "@/components/ui/spinner";
+import { useSubmit } from "@/components/ui/use-submit";
 
 export type SecondFactor = "totp" | "email" | "webauthn" | "recovery";
 
@@ -33,22 +34,6 @@ export function offeredFactors(m: MfaMethods): SecondFactor[] {
     m.mfa_method === "OneTimePassword" ? "totp" : m.mfa_method === "Email" ? "email" : m.mfa_method === "Webauthn" ? "webauthn" : undefined;
   if (preferred && list.includes(preferred)) list.sort((a, b) => (a === preferred ? -1 : b === preferred ? 1 : 0));
   return [...list, "recovery"];
-}
-
-function Alert({ children, tone = "error", testId }: { children: ReactNode; tone?: "error" | "info"; testId?: string }) {
-  return (
-    <p
-      data-testid={testId}
-      role={tone === "error" ? "alert" : "status"}
-      className={
-        tone === "error"
-          ? "rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error"
-          : "rounded-md border border-info/30 bg-info-subtle px-3 py-2 text-sm text-fg"
-      }
-    >
-      {children}
-    </p>
-  );
 }
 
 type Done = (body: LoginSuccess) => void;
@@ -108,16 +93,16 @@ function EmailForm({ onDone }: { onDone: Done }) {
         </p>
       )}
       {state.kind === "sent" && (
-        <Alert tone="info" testId="mfa-email-sent">
+        <FormAlert tone="info" testId="mfa-email-sent">
           {t("email.sent")}
-        </Alert>
+        </FormAlert>
       )}
       {state.kind === "recent" && (
-        <Alert tone="info" testId="mfa-email-sent">
+        <FormAlert tone="info" testId="mfa-email-sent">
           {t("email.recent")}
-        </Alert>
+        </FormAlert>
       )}
-      {state.kind === "failed" && <Alert testId="mfa-email-error">{state.message}</Alert>}
+      {state.kind === "failed" && <FormAlert testId="mfa-email-error">{state.message}</FormAlert>}
       <CodeForm
         label={t("email.label")}
         submitLabel={t("verify")}
@@ -159,8 +144,8 @@ function WebauthnForm({ onDone }: { onDone: Done }) {
 
   return (
     <div className="flex flex-col gap-4">
-      {!supported && <Alert>{t("webauthn.unsupported")}</Alert>}
-      {error && <Alert testId="mfa-webauthn-error">{error}</Alert>}
+      {!supported && <FormAlert>{t("webauthn.unsupported")}</FormAlert>}
+      {error && <FormAlert testId="mfa-webauthn-error">{error}</FormAlert>}
       <div className="flex flex-col items-center gap-3 rounded-md border border-dashed border-border-strong bg-subtle px-4 py-6 text-center">
         <KeyRound className={busy ? "size-8 animate-pulse text-accent" : "size-8 text-fg-muted"} aria-hidden />
         <p className="text-sm text-fg-muted" role={busy ? "status" : undefined}>
@@ -180,7 +165,6 @@ type RecoveryOut = z.output<typeof recoveryCodeSchema>;
 
 function RecoveryForm({ onDone }: { onDone: Done }) {
   const t = useTranslations("login.mfa");
-  const { fromKey } = useValidationMessages();
   const { messageOf } = useMfaErrors();
   const form = useForm<RecoveryIn, unknown, RecoveryOut>({
     resolver: zodResolver(recoveryCodeSchema),
@@ -188,18 +172,17 @@ function RecoveryForm({ onDone }: { onDone: Done }) {
     mode: "onSubmit",
     defaultValues: { code: "" },
   });
-  const { errors, isSubmitting } = form.formState;
-  const submit = form.handleSubmit(async () => {
-    try {
-      // The code as typed: the server ignores dashes, spaces and case.
-      onDone(await mfaApi.recovery(form.getValues("code").trim()));
-    } catch (err) {
-      form.setError("code", { message: messageOf(err) }, { shouldFocus: true });
-    }
+  const { isSubmitting } = form.formState;
+  const { onSubmit: submit, errorOf } = useSubmit(form, {
+    // The code as typed: the server ignores dashes, spaces and case.
+    mutationFn: () => mfaApi.recovery(form.getValues("code").trim()),
+    onSuccess: onDone,
+    errorText: messageOf,
+    errorField: "code",
   });
   return (
     <form noValidate onSubmit={submit} className="flex flex-col gap-4">
-      <Field label={t("recovery.label")} hint={t("recovery.hint")} error={fromKey(errors.code?.message)}>
+      <Field label={t("recovery.label")} hint={t("recovery.hint")} error={errorOf("code")}>
         <Input
           data-testid="mfa-recovery-input"
           autoComplete="off"

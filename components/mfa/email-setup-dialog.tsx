@@ -6,6 +6,7 @@ import { useTranslations } from "next-intl";
 import { MailCheck } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/ui/dialog";
+import { FormAlert } from "@/components/ui/form-alert";
 import { mfaApi, type CodesBody } from "./api";
 import { CodeForm } from "./code-form";
 import { useMfaErrors } from "./errors";
@@ -57,13 +58,9 @@ export function EmailSetupDialog({ open, onOpenChange, email, onEnabled }: Email
               {t.rich("willSend", { email, b: (chunk) => <span className="font-medium [overflow-wrap:anywhere]">{chunk}</span> })}
             </p>
             {sendError && (
-              <p
-                role="alert"
-                data-testid="email-send-error"
-                className="mt-4 rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error"
-              >
+              <FormAlert testId="email-send-error" className="mt-4">
                 {sendError}
-              </p>
+              </FormAlert>
             )}
             <DialogFooter>
               <DialogClose asChild>
@@ -80,11 +77,7 @@ export function EmailSetupDialog({ open, onOpenChange, email, onEnabled }: Email
               <MailCheck className="mt-0.5 size-4 shrink-0 text-success" aria-hidden />
               <span>{t.rich("sent", { email, b: (chunk) => <span className="font-medium [overflow-wrap:anywhere]">{chunk}</span> })}</span>
             </p>
-            {sendError && (
-              <p role="alert" data-testid="email-send-error" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
-                {sendError}
-              </p>
-            )}
+            {sendError && <FormAlert testId="email-send-error">{sendError}</FormAlert>}
             <CodeForm
               layout="dialog"
               autoFocus

@@ -13,6 +13,7 @@ import { useValidationMessages } from "@/components/forms/messages";
 import { useSubmit } from "@/components/ui/use-submit";
 import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
+import { FormAlert } from "@/components/ui/form-alert";
 import { Input } from "@/components/ui/input";
 import { mfaApi, type CodesBody, type SecurityKey } from "./api";
 import { useMfaErrors } from "./errors";
@@ -81,11 +82,7 @@ export function AddSecurityKeyDialog({ open, onOpenChange, onAdded }: AddKeyDial
     <Dialog open={open} onOpenChange={(next) => !isSubmitting && onOpenChange(next)}>
       <DialogContent data-testid="add-key-dialog" title={t("addTitle")} description={t("addDescription")}>
         <form noValidate onSubmit={submit} className="flex flex-col gap-4">
-          {failure && (
-            <p role="alert" data-testid="add-key-error" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
-              {failure}
-            </p>
-          )}
+          {failure && <FormAlert testId="add-key-error">{failure}</FormAlert>}
           <Field label={t("name")} hint={t("nameHint")} error={errorOf("name")}>
             <Input
               data-testid="add-key-name"

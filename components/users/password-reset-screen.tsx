@@ -4,7 +4,6 @@ import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation } from "@tanstack/react-query";
 import { z } from "zod";
 import { CircleCheck, LinkIcon } from "lucide-react";
 import { api, ApiBadRequestError } from "@/lib/api/client";
@@ -13,7 +12,9 @@ import { AuthFrame } from "@/components/login/login-screen";
 import { useValidationMessages } from "@/components/forms/messages";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
+import { FormAlert } from "@/components/ui/form-alert";
 import { Input } from "@/components/ui/input";
+import { useSubmit } from "@/components/ui/use-submit";
 
 const MISMATCH = "mismatch";
 const RESET_INVALID = "password reset link is invalid or has expired";
@@ -57,12 +58,14 @@ export function PasswordResetScreen({ token }: { token: string }) {
   const form = useForm<Values>({ resolver: zodResolver(schema), mode: "onTouched", defaultValues: { password: "", confirm: "" } });
   const { errors } = form.formState;
 
-  const reset = useMutation({
-    mutationFn: (v: Values) => api.post("/password_reset", { token, password: v.password }),
-    onError: (err) => {
-      if (err instanceof ApiBadRequestError && err.field === "password") form.setError("password", { message: fromServer(err) });
-    },
+  const submit = useSubmit(form, {
+    mutationFn: (v) => api.post("/password_reset", { token, password: v.password }),
+    errorText: (err) => (err instanceof ApiBadRequestError ? (fromServer(err) ?? err.msg) : t("failed")),
+    fields: ["password"],
+    // Anything but a refused password is said by the screen itself (an invalid link, a failure line).
+    report: () => undefined,
   });
+  const reset = submit.mutation;
 
   const message = (key: string | undefined) => (key === MISMATCH ? t("mismatch") : fromKey(key));
   const invalidLink =
@@ -102,15 +105,11 @@ export function PasswordResetScreen({ token }: { token: string }) {
       <p className="mb-6 text-sm text-fg-muted">{t("subtitle")}</p>
       <form
         noValidate
-        onSubmit={form.handleSubmit((v) => !reset.isPending && reset.mutate(v))}
+        onSubmit={submit.onSubmit}
         className="flex flex-col gap-4"
         data-testid="password-reset-form"
       >
-        {otherError && (
-          <p role="alert" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
-            {otherError}
-          </p>
-        )}
+        {otherError && <FormAlert>{otherError}</FormAlert>}
         <Field label={t("password")} error={message(errors.password?.message)} hint={t("rules")}>
           <Input type="password" autoComplete="new-password" autoFocus data-testid="password-reset-password" {...form.register("password")} />
         </Field>
