@@ -3,13 +3,12 @@
 import { useRef, useState, type ChangeEvent, type DragEvent } from "react";
 import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
-import { useMutation, useQueryClient } from "@tanstack/react-query";
+import { useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import type { z } from "zod";
 import { FileUp, FileText, X } from "lucide-react";
-import { ApiBadRequestError, api } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import { importSchema } from "@/lib/locations/schema";
-import { useValidationMessages } from "@/components/forms/messages";
 import { useApiErrorText } from "@/components/devices/errors";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
@@ -17,7 +16,7 @@ import { cn } from "@/components/ui/cn";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Textarea } from "@/components/ui/textarea";
-import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { GroupsPicker } from "../groups-picker";
 import { locationKeys, type ImportResult, type ImportResultBody } from "../api";
 
@@ -34,7 +33,6 @@ interface ImportStepProps {
 /** Name, endpoint and a wg-quick file (uploaded or pasted) → POST /network/import. */
 export function ImportStep({ onImported, onBack }: ImportStepProps) {
   const t = useTranslations("wizard.import");
-  const { fromKey } = useValidationMessages();
   const errorText = useApiErrorText();
   const queryClient = useQueryClient();
   const fileInput = useRef<HTMLInputElement>(null);
@@ -46,23 +44,20 @@ export function ImportStep({ onImported, onBack }: ImportStepProps) {
     mode: "onBlur",
     defaultValues: { name: "", endpoint: "", config: "", allowed_groups: [] },
   });
-  const { errors } = form.formState;
 
-  const send = useMutation({
-    mutationFn: (body: FormOut) => api.post<ImportResultBody>("/network/import", body),
+  const send = useSubmit(form, {
+    mutationFn: (body) => api.post<ImportResultBody>("/network/import", body),
+    success: (r) => t("imported", { name: r.network.name, count: r.devices.length }),
     onSuccess: (r) => {
-      toast.success(t("imported", { name: r.network.name, count: r.devices.length }));
       void queryClient.invalidateQueries({ queryKey: locationKeys.all });
       void queryClient.invalidateQueries({ queryKey: ["info"] });
       onImported(r);
     },
-    onError: (err) => {
-      const field = err instanceof ApiBadRequestError ? err.field : undefined;
-      if (field && (FIELDS as readonly string[]).includes(field)) {
-        form.setError(field as (typeof FIELDS)[number], { message: errorText(err) }, { shouldFocus: field !== "config" });
-      }
-      toast.error(t("failed"), { subMessage: errorText(err) });
-    },
+    errorText,
+    failure: t("failed"),
+    fields: FIELDS,
+    // The file's problems can sit far down the form: the toast says them too.
+    toastFieldErrors: true,
   });
 
   async function readFile(file: File | undefined) {
@@ -88,17 +83,14 @@ export function ImportStep({ onImported, onBack }: ImportStepProps) {
     void readFile(e.dataTransfer.files?.[0]);
   };
 
-  const errorOf = (name: (typeof FIELDS)[number]) => {
-    const m = errors[name]?.message;
-    return m ? fromKey(m) : undefined;
-  };
+  const { errorOf } = send;
   const configError = errorOf("config");
 
   return (
     <form
       noValidate
       data-testid="import-form"
-      onSubmit={form.handleSubmit((body) => !send.isPending && send.mutate(body))}
+      onSubmit={send.onSubmit}
       className="flex flex-col gap-4"
     >
       <Card>
@@ -185,10 +177,10 @@ export function ImportStep({ onImported, onBack }: ImportStepProps) {
       </Card>
 
       <div className="flex justify-between gap-2">
-        <Button variant="secondary" onClick={onBack} disabled={send.isPending}>
+        <Button variant="secondary" onClick={onBack} disabled={send.pending}>
           {t("back")}
         </Button>
-        <Button type="submit" loading={send.isPending} data-testid="import-submit">
+        <Button type="submit" loading={send.pending} data-testid="import-submit">
           {t("submit")}
         </Button>
       </div>
