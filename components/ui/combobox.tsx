@@ -1,11 +1,10 @@
 "use client";
 
-import { useRef, useState, type KeyboardEvent } from "react";
+import { useRef, type KeyboardEvent } from "react";
 import { ChevronDown, X } from "lucide-react";
 import { cn } from "./cn";
-import { useField } from "./field";
 import { controlClasses } from "./input";
-import { OptionPanel, useOptionList, type ListOption } from "./option-list";
+import { OptionPanel, usePicker, type ListOption } from "./option-list";
 import { Popover, PopoverTrigger } from "./popover";
 
 export type ComboboxOption = ListOption;
@@ -55,9 +54,7 @@ export function Combobox({
   "aria-label": ariaLabel,
   "data-testid": testId,
 }: ComboboxProps) {
-  const field = useField();
-  const [open, setOpen] = useState(false);
-  const list = useOptionList(options, onSearchChange, loading);
+  const { field, open, setOpen, list } = usePicker(options, onSearchChange, loading);
 
   // Labels of values seen in earlier (server) results, so the trigger keeps the chosen name.
   const seen = useRef(new Map<string, string>());

@@ -1,7 +1,7 @@
 "use client";
 
 import { Fragment, type ReactNode } from "react";
-import { RowActionsMenu, type RowAction } from "./data-table";
+import { RowMenu, type RowActions } from "./data-table";
 import { ListStates, useRowConfirm, type ListEmpty, type ListError } from "./list-states";
 
 interface DataListProps<T> {
@@ -15,12 +15,7 @@ interface DataListProps<T> {
   /** One row (an `<li>`); `menu` is its row actions menu, for the row to place. */
   item: (row: T, menu: ReactNode) => ReactNode;
   /** Row actions, as in the data table: destructive items ask in the list's confirm dialog. */
-  actions?: {
-    label: (row: T) => string;
-    items: (row: T) => RowAction[];
-    busy?: (row: T) => boolean;
-    testId?: string | ((row: T) => string);
-  };
+  actions?: RowActions<T>;
   /** Classes of the `<ul>`. */
   className?: string;
 }
@@ -38,18 +33,7 @@ export function DataList<T>({ rows, rowKey, error, empty, loading, item, actions
           <ul className={className}>
             {list.map((row) => (
               <Fragment key={rowKey(row)}>
-                {item(
-                  row,
-                  actions && (
-                    <RowActionsMenu
-                      label={actions.label(row)}
-                      items={actions.items(row)}
-                      onConfirm={confirm.ask}
-                      busy={actions.busy?.(row)}
-                      testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
-                    />
-                  ),
-                )}
+                {item(row, actions && <RowMenu actions={actions} row={row} onConfirm={confirm.ask} />)}
               </Fragment>
             ))}
           </ul>

@@ -37,6 +37,15 @@ export interface RowAction {
   confirm?: RowConfirm;
 }
 
+/** A list's row actions: the menu's accessible name per row and its items. */
+export interface RowActions<T> {
+  label: (row: T) => string;
+  items: (row: T) => RowAction[];
+  /** A row's action still running: the menu button shows progress. */
+  busy?: (row: T) => boolean;
+  testId?: string | ((row: T) => string);
+}
+
 interface DataTableProps<T, K extends string> {
   columns: DataColumn<T, K>[];
   /** Rows of the current page; undefined while the first load runs. */
@@ -48,14 +57,7 @@ interface DataTableProps<T, K extends string> {
   /** Server- or client-side sort: the current key and direction, and what a header click does. */
   sort?: { key: K; dir: SortDirection; onSort: (key: K) => void };
   /** Row actions menu (last column): its accessible name per row and the items. */
-  actions?: {
-    label: (row: T) => string;
-    columnLabel: string;
-    items: (row: T) => RowAction[];
-    /** A row's action still running: the menu button shows progress. */
-    busy?: (row: T) => boolean;
-    testId?: string | ((row: T) => string);
-  };
+  actions?: RowActions<T> & { columnLabel: string };
   rowProps?: (row: T) => HTMLAttributes<HTMLTableRowElement> & Record<`data-${string}`, string | undefined>;
   skeletonRows?: number;
   /** Under the table (pagination, counts). */
@@ -143,13 +145,7 @@ export function DataTable<T, K extends string = string>({
                     })}
                     {actions && (
                       <TableCell className="w-10 pr-2 text-right" onClick={(e) => e.stopPropagation()}>
-                        <RowActionsMenu
-                          label={actions.label(row)}
-                          items={actions.items(row)}
-                          onConfirm={confirm.ask}
-                          busy={actions.busy?.(row)}
-                          testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
-                        />
+                        <RowMenu actions={actions} row={row} onConfirm={confirm.ask} />
                       </TableCell>
                     )}
                   </TableRow>
@@ -162,6 +158,19 @@ export function DataTable<T, K extends string = string>({
       {footer}
       {confirm.dialog}
     </>
+  );
+}
+
+/** The row actions menu of one row of a list. */
+export function RowMenu<T>({ actions, row, onConfirm }: { actions: RowActions<T>; row: T; onConfirm: (c: RowConfirm) => void }) {
+  return (
+    <RowActionsMenu
+      label={actions.label(row)}
+      items={actions.items(row)}
+      onConfirm={onConfirm}
+      busy={actions.busy?.(row)}
+      testId={typeof actions.testId === "function" ? actions.testId(row) : actions.testId}
+    />
   );
 }
 

@@ -3,8 +3,7 @@
 import { useMemo, useRef, useState, type KeyboardEvent, type ReactNode } from "react";
 import { ChevronDown, X } from "lucide-react";
 import { cn } from "./cn";
-import { useField } from "./field";
-import { OptionPanel, useOptionList, type ListOption } from "./option-list";
+import { OptionPanel, usePicker, type ListOption } from "./option-list";
 import { Popover, PopoverAnchor, PopoverTrigger } from "./popover";
 
 export type MultiSelectOption = ListOption;
@@ -71,10 +70,8 @@ export function MultiSelect({
   "aria-label": ariaLabel,
   "data-testid": testId,
 }: MultiSelectProps) {
-  const field = useField();
-  const [open, setOpen] = useState(false);
+  const { field, open, setOpen, list } = usePicker(options, onSearchChange, loading);
   const [expanded, setExpanded] = useState(false);
-  const list = useOptionList(options, onSearchChange, loading);
 
   // Labels of values seen in earlier (server) results, so chips keep their names.
   const seen = useRef(new Map<string, string>());

@@ -5,6 +5,7 @@ import { Check, Search } from "lucide-react";
 import { cn } from "./cn";
 import { PopoverContent } from "./popover";
 import { Spinner } from "./spinner";
+import { useField } from "./field";
 
 /** One entry of a searchable list (Combobox, MultiSelect). */
 export interface ListOption {
@@ -166,4 +167,12 @@ export function OptionPanel<T extends ListOption>({
       </ul>
     </PopoverContent>
   );
+}
+
+/** What a picker (single or multiple) keeps: its field's wiring, whether its panel is open, its option list. */
+export function usePicker<T extends ListOption>(options: T[], onSearchChange?: (query: string) => void, busy = false) {
+  const field = useField();
+  const [open, setOpen] = useState(false);
+  const list = useOptionList(options, onSearchChange, busy);
+  return { field, open, setOpen, list };
 }
