@@ -8,7 +8,6 @@ import { browserSupportsWebAuthn } from "@simplewebauthn/browser";
 import {
   KeyRound,
   Mail,
-  MoreHorizontal,
   Pencil,
   Plus,
   ShieldCheck,
@@ -23,12 +22,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuTrigger,
-} from "@/components/ui/dropdown-menu";
+import { RowActionsMenu } from "@/components/ui/data-table";
 import { InlineError } from "@/components/ui/inline-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/toaster";
@@ -350,23 +344,16 @@ export function MfaSettings({ user, self }: { user: UserInfo; self: boolean }) {
                     <span className="min-w-0 flex-1 truncate text-sm text-fg" title={key.name}>
                       {key.name}
                     </span>
-                    <DropdownMenu>
-                      <DropdownMenuTrigger asChild>
-                        <Button variant="ghost" size="icon" aria-label={t("keyActions", { name: key.name })} data-testid="key-menu">
-                          <MoreHorizontal aria-hidden />
-                        </Button>
-                      </DropdownMenuTrigger>
-                      <DropdownMenuContent align="end">
-                        <DropdownMenuItem data-testid="key-rename" onSelect={() => setRenaming(key)}>
-                          <Pencil aria-hidden />
-                          {t("rename")}
-                        </DropdownMenuItem>
-                        <DropdownMenuItem danger data-testid="key-delete" onSelect={() => setConfirm({ kind: "key", key })}>
-                          <Trash2 aria-hidden />
-                          {t("delete")}
-                        </DropdownMenuItem>
-                      </DropdownMenuContent>
-                    </DropdownMenu>
+                    <RowActionsMenu
+                      label={t("keyActions", { name: key.name })}
+                      testId="key-menu"
+                      // Deleting asks in the page's confirm dialog (it says when this is the last method).
+                      onConfirm={() => undefined}
+                      items={[
+                        { label: t("rename"), icon: Pencil, testId: "key-rename", onSelect: () => setRenaming(key) },
+                        { label: t("delete"), icon: Trash2, danger: true, testId: "key-delete", onSelect: () => setConfirm({ kind: "key", key }) },
+                      ]}
+                    />
                   </li>
                 ))}
               </ul>
