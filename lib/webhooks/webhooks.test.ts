@@ -216,3 +216,19 @@ describe("/activity_log_stream", () => {
     expect(await query("select 1 from activity_log_streams")).toHaveLength(0);
   });
 });
+
+describe("/activity_log_stream without an enterprise licence", () => {
+  it("refuses to add or edit a stream with 403 {msg} once the free limits are exceeded, but deletes one", async () => {
+    await query("delete from activity_log_streams");
+    await query("insert into activity_log_streams (name, stream_type, url) values ('kept', 'vector_http', 'https://203.0.113.9/')");
+    const [{ id }] = await query<{ id: number }>("select id from activity_log_streams");
+    for (let i = 0; i < 6; i++) await createUser({ username: `extra${i}` });
+    const body = { name: "x", stream_type: "vector_http", stream_config: { url: "https://203.0.113.9/" } };
+    const add = await call(addStream, { method: "POST", jar: admin, body });
+    expect(add.status).toBe(403);
+    expect(add.json.msg).toMatch(/enterprise/);
+    expect((await call(putStream, { method: "PUT", jar: admin, params: { id: String(id) }, body })).status).toBe(403);
+    expect((await call(delStream, { method: "DELETE", jar: admin, params: { id: String(id) } })).status).toBe(200);
+    expect(await query("select 1 from activity_log_streams")).toHaveLength(0);
+  });
+});
