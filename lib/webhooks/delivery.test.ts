@@ -5,7 +5,7 @@
  * a crash in the middle of a backlog, and two processes sharing the work.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import { createUser as createUserRow, query, signIn, call } from "@/tests/helpers";
 import { startReceiver, type Receiver } from "@/tests/http-receiver";
 import { createUser, deleteUser, updateUser } from "@/lib/users/service";
@@ -248,6 +248,30 @@ describe("sending", () => {
     const bad = await call(retryPost, { method: "POST", jar, params: { id: String(hook.id), deliveryId: "nope" } });
     expect(bad.status).toBe(404);
     expect(bad.json.msg).toBeTruthy();
+  });
+});
+
+describe("secrets", () => {
+  it("never writes the token to the log, whatever fails", async () => {
+    const lines: string[] = [];
+    for (const m of ["error", "warn", "log", "info"] as const) {
+      vi.spyOn(console, m).mockImplementation((...args: unknown[]) => void lines.push(args.map((a) => (a instanceof Error ? `${a.stack}` : String(a))).join(" ")));
+    }
+    try {
+      const hook = await makeHook();
+      await newUser();
+      rx.answer = () => 500;
+      await deliverDue();
+      await query("update outbox set next_attempt_at = now()");
+      // A stored token that no longer decrypts (e.g. a changed instance key): the pass fails loudly.
+      await query("update webhooks set token = 'v1:AAAA:BBBB:CCCC' where id = $1", [hook.id]);
+      await deliverDue();
+      expect(lines.join("\n")).toMatch(/\[outbox\] delivery to webhook/);
+      const rows = await query<{ last_error: string | null }>("select last_error from outbox");
+      expect(JSON.stringify(rows) + lines.join("\n")).not.toContain(TOKEN);
+    } finally {
+      vi.restoreAllMocks();
+    }
   });
 });
 
