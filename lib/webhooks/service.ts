@@ -4,6 +4,7 @@ import { getDb, type Tx } from "../db";
 import { webhooks } from "../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { notFound } from "../errors";
+import { parseId } from "../validation";
 import { transaction } from "../events";
 import { recordActivity, type Actor } from "../activity/service";
 import { kickOutbox } from "../outbox/worker";
@@ -55,12 +56,8 @@ function columns(input: WebhookInput) {
   };
 }
 
-/** A path id: a positive integer, else 404 (defguard answers 404 for an unknown webhook). */
-export function webhookId(raw: string): number {
-  const id = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : 0;
-  if (!id) throw notFound("webhook not found");
-  return id;
-}
+/** A path id: 400 when it is not a number, 404 (via the lookups) when no webhook has it. */
+export const webhookId = (raw: string): number => parseId(raw);
 
 async function findRow(tx: Tx, id: number, lock = false): Promise<Row> {
   const r = await tx.execute<Row>(sql`select id, url, description, token, enabled,

@@ -4,6 +4,7 @@ import { getDb, type Tx } from "../db";
 import { activityLogStreams } from "../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { forbidden, notFound } from "../errors";
+import { parseId } from "../validation";
 import { transaction } from "../events";
 import { recordActivity, type Actor } from "../activity/service";
 import { licenseInfo } from "../enterprise/service";
@@ -24,11 +25,8 @@ export interface LogStream {
   status: { last_success: string | null; backlog: number; last_error: string | null; last_error_at: string | null };
 }
 
-function streamId(raw: string): number {
-  const id = /^[0-9]{1,9}$/.test(raw) ? Number(raw) : 0;
-  if (!id) throw notFound("activity log stream not found");
-  return id;
-}
+/** A path id: 400 when it is not a number, 404 (via the lookups) when no stream has it. */
+const streamId = (raw: string): number => parseId(raw);
 
 async function requireEnterprise() {
   if (!(await licenseInfo()).enterprise) throw forbidden("activity log streaming needs an enterprise licence");

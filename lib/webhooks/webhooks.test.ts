@@ -75,7 +75,7 @@ describe("/webhook", () => {
     const del = await call(delHook, { method: "DELETE", jar: admin, params: { id: String(id) } });
     expect(del.status).toBe(200);
     expect((await call(getHook, { jar: admin, params: { id: String(id) } })).status).toBe(404);
-    expect((await call(delHook, { method: "DELETE", jar: admin, params: { id: "abc" } })).status).toBe(404);
+    expect((await call(delHook, { method: "DELETE", jar: admin, params: { id: "abc" } })).status).toBe(400);
   });
 
   it.each([
