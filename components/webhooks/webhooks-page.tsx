@@ -203,7 +203,10 @@ function DeliveryLog({ hook, onOpenChange }: { hook: Webhook | null; onOpenChang
       skeleton: "w-16",
       className: "hidden sm:table-cell",
       cell: (d) =>
-        d.state === "pending" && d.next_attempt_at ? (
+        d.state === "pending" && d.attempts === 0 ? (
+          // Not tried yet: it goes out after the deliveries queued before it.
+          <span className="text-xs text-fg-muted">{t("queued")}</span>
+        ) : d.state === "pending" && d.next_attempt_at ? (
           <RelativeTime value={d.next_attempt_at} />
         ) : d.delivered_at ? (
           <span className="text-xs text-fg-muted">
