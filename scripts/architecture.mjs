@@ -32,6 +32,7 @@ export const LAYERS = [
   "metrics",
   "theme-script",
   "db",
+  "outbox",
   "events",
   "net",
   "wireguard",

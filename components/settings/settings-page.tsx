@@ -8,11 +8,12 @@ import { Tabs, TabsContent, TabsList, TabsTrigger } from "@/components/ui/tabs";
 import { useUrlState } from "@/components/users/url-state";
 import { GlobalSettings } from "./global-settings";
 import { GatewayNotificationsTab } from "./gateway-notifications-tab";
+import { LogStreamsTab } from "./log-streams-tab";
 import { useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
 
 /** The tabs with content so far (of SMTP, Global, LDAP, OpenID, ...; the rest come later). */
-const TABS = ["smtp", "global", "gateway-notifications"] as const;
+const TABS = ["smtp", "global", "gateway-notifications", "activity-log-streaming"] as const;
 type Tab = (typeof TABS)[number];
 
 function SettingsSkeleton() {
@@ -58,6 +59,8 @@ export function SettingsPage() {
                 <SettingsSkeleton />
               ) : k === "smtp" ? (
                 <SmtpSettings settings={settings.data} />
+              ) : k === "activity-log-streaming" ? (
+                <LogStreamsTab />
               ) : k === "gateway-notifications" ? (
                 <GatewayNotificationsTab settings={settings.data} />
               ) : (

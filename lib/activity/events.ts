@@ -65,6 +65,13 @@ export const ACTIVITY_EVENTS = [
   "open_id_app_consent_revoked",
   "user_login_open_id_app",
   "open_id_keys_rotated",
+  "web_hook_added",
+  "web_hook_modified",
+  "web_hook_removed",
+  "web_hook_state_changed",
+  "activity_log_stream_created",
+  "activity_log_stream_modified",
+  "activity_log_stream_removed",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

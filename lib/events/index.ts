@@ -1,6 +1,8 @@
 import "server-only";
 import { getDb, getPool, type Tx } from "../db";
 import { describeError } from "../log-errors";
+import { enqueueWebhookDeliveries } from "../outbox/enqueue";
+import { kickOutbox } from "../outbox/worker";
 
 /**
  * Domain events, published only after the transaction that produced them commits, so a
@@ -76,11 +78,19 @@ async function notifyOtherProcesses(events: DomainEvent[], at: number) {
 
 /**
  * Run `fn` in one transaction; events it emits are dispatched after a successful commit to
- * the in-process handlers and, through PostgreSQL NOTIFY, to every console process.
+ * the in-process handlers and, through PostgreSQL NOTIFY, to every console process. The
+ * webhook deliveries the events call for are written to the outbox (lib/outbox) in the same
+ * transaction, last, so they exist exactly when the change does.
  */
 export async function transaction<T>(fn: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
   const queued: DomainEvent[] = [];
-  const result = await getDb().transaction((tx) => fn(tx, (e) => queued.push(e)));
+  let deliveries = 0;
+  const result = await getDb().transaction(async (tx) => {
+    const r = await fn(tx, (e) => queued.push(e));
+    if (queued.length) deliveries = await enqueueWebhookDeliveries(tx, queued);
+    return r;
+  });
+  if (deliveries) kickOutbox();
   if (queued.length) {
     const at = Date.now();
     dispatch(queued);

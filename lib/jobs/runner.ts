@@ -8,6 +8,7 @@ import { pruneAuthState } from "../auth/prune";
 import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
+import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -30,6 +31,7 @@ const JOBS: Job[] = [
   { id: 7_241_004, name: "enrollment-token-retention", everyMs: 3_600_000, run: pruneEnrollmentTokens },
   { id: 7_241_005, name: "sign-in-state-retention", everyMs: 600_000, run: pruneAuthState },
   { id: 7_241_006, name: "oidc-retention", everyMs: 3_600_000, run: pruneOidcPayloads },
+  { id: 7_241_007, name: "outbox-retention", everyMs: 600_000, run: pruneOutbox },
 ];
 
 /**
@@ -56,6 +58,9 @@ export async function runJobOnce(job: Pick<Job, "id" | "name" | "everyMs" | "run
 }
 
 export function startJobs(): () => void {
+  // Webhook and log-stream deliveries: not an interval job (claims with SKIP LOCKED share the
+  // work between processes; lib/outbox/worker.ts), started and stopped with the jobs.
+  const stopOutbox = startOutboxWorker();
   const timers = JOBS.map((job) =>
     setInterval(() => {
       runJobOnce(job).catch((err) => {
@@ -64,5 +69,8 @@ export function startJobs(): () => void {
       });
     }, job.everyMs),
   );
-  return () => timers.forEach(clearInterval);
+  return () => {
+    stopOutbox();
+    timers.forEach(clearInterval);
+  };
 }

@@ -12,6 +12,7 @@ import {
 } from "../users/schema";
 import { addMemberSchema, groupSchema, groupsAssignSchema, groupUpdateSchema } from "../groups/schema";
 import { activityQuerySchema } from "../activity/schema";
+import { logStreamSchema, webhookSchema, webhookStateSchema } from "../webhooks/schema";
 import { testMailSchema } from "../mail/schema";
 import { enterpriseSettingsPatchSchema, settingsPatchSchema } from "../settings/schema";
 import { statsQuerySchema } from "../stats/schema";
@@ -79,7 +80,19 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/oauth/{client_id}/secret", tag: "openid", access: "admin", summary: "Regenerate an OpenID app's client secret (its tokens are revoked)" },
   { method: "POST", path: "/oauth/keys/rotate", tag: "openid", access: "admin", summary: "Rotate the OpenID signing keys (needs a fresh proof, else 403 reauth_required); old keys stay in the JWKS until their tokens expired" },
   { method: "DELETE", path: "/user/{username}/oauth_app/{client_id}", tag: "openid", access: "self-or-admin", summary: "Revoke a user's consent to an OpenID app, and the app's tokens for that user" },
-  { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams (none yet: [])" },
+  { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams: [{id, name, stream_type, config: {url, username, password, cert}, status: {last_success, backlog, last_error, last_error_at}}]" },
+  { method: "POST", path: "/activity_log_stream", tag: "activity", access: "admin", body: logStreamSchema, summary: "Add a Vector or Logstash HTTP stream (enterprise)", ok: { status: 201, description: "{}" } },
+  { method: "GET", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "One activity log stream" },
+  { method: "PUT", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", body: logStreamSchema, summary: "Edit an activity log stream (enterprise)" },
+  { method: "DELETE", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "Delete an activity log stream and its queued batches (enterprise)" },
+  { method: "GET", path: "/webhook", tag: "webhooks", access: "admin", summary: "Webhooks: [{id, url, description, token, enabled, on_user_created, on_user_deleted, on_user_modified, on_hwkey_provision}]" },
+  { method: "POST", path: "/webhook", tag: "webhooks", access: "admin", body: webhookSchema, summary: "Add a webhook", ok: { status: 201, description: "WebHook" } },
+  { method: "GET", path: "/webhook/{id}", tag: "webhooks", access: "admin", summary: "One webhook" },
+  { method: "PUT", path: "/webhook/{id}", tag: "webhooks", access: "admin", body: webhookSchema, summary: "Edit a webhook" },
+  { method: "POST", path: "/webhook/{id}", tag: "webhooks", access: "admin", body: webhookStateSchema, summary: "Enable or disable a webhook" },
+  { method: "DELETE", path: "/webhook/{id}", tag: "webhooks", access: "admin", summary: "Delete a webhook and its delivery log" },
+  { method: "GET", path: "/webhook/{id}/delivery", tag: "webhooks", access: "admin", summary: "Delivery log, newest first (last 100): [{id, event, state, attempts, created_at, last_attempt_at, next_attempt_at, delivered_at, response_code, error}]" },
+  { method: "POST", path: "/webhook/{id}/delivery/{deliveryId}/retry", tag: "webhooks", access: "admin", summary: "Send a pending or failed delivery now" },
   { method: "GET", path: "/user/{username}/auth_key", tag: "users", access: "self-or-admin", summary: "A user's SSH/GPG keys (none yet: [])" },
   { method: "GET", path: "/user/{username}/api_token", tag: "users", access: "self-or-admin", summary: "A user's API tokens: [{id, name, created_at}] (none yet: [])" },
 

@@ -51,11 +51,6 @@ export function noOpenidProvider(): Response {
   return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
 }
 
-/** GET /activity_log_stream: no log streams. */
-export function activityLogStreams(): never[] {
-  return [];
-}
-
 /** GET /user/{username}/auth_key: no SSH/GPG keys yet (404 for an unknown user). */
 export async function listAuthKeys(username: string): Promise<never[]> {
   await requireUserId(username);

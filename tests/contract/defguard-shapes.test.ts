@@ -29,6 +29,13 @@ import { IP_CHECK, SPLIT_IP } from "./fixtures/network-device-ip";
 import { SETTINGS, SETTINGS_ENTERPRISE, SETTINGS_ESSENTIALS } from "./fixtures/settings";
 import { ACTIVITY_LOG_EVENT, ACTIVITY_LOG_PAGE, DEFGUARD_EVENTS } from "./fixtures/activity";
 import { API_TOKEN, ENTERPRISE_INFO_NONE, ERROR, OUTDATED } from "./fixtures/stubs";
+import { ACTIVITY_LOG_STREAM, WEBHOOK } from "./fixtures/webhooks";
+import { GET as webhooksGet, POST as webhookPost } from "@/app/api/v1/webhook/route";
+import { GET as webhookGet } from "@/app/api/v1/webhook/[id]/route";
+import { POST as streamPost } from "@/app/api/v1/activity_log_stream/route";
+
+/** Our addition to defguard's ActivityLogStream: the delivery state. */
+const OUR_STREAM: Shape = { status: { last_success: "string|null", backlog: "number", last_error: "string|null", last_error_at: "string|null" } };
 
 /** Our additions to defguard's Settings. */
 const OUR_SETTINGS: Shape = {
@@ -217,9 +224,8 @@ describe("routes of features not built yet answer like an unused defguard", () =
     expect(res.text).toBe("");
   });
 
-  it("GET /activity_log_stream, /user/{u}/auth_key, /user/{u}/api_token → []", async () => {
+  it("GET /user/{u}/auth_key, /user/{u}/api_token → []", async () => {
     const answers = [
-      await call(streamsGet, { jar: admin }),
       await call(authKeysGet, { jar: alice, params: { username: "alice" } }),
       await call(apiTokensGet, { jar: alice, params: { username: "alice" } }),
     ];
@@ -227,10 +233,29 @@ describe("routes of features not built yet answer like an unused defguard", () =
       expect(res.status, res.text).toBe(200);
       expect(res.json).toEqual([]);
     }
-    expectShape(answers[2].json, [API_TOKEN]);
+    expectShape(answers[1].json, [API_TOKEN]);
     const missing = await call(apiTokensGet, { jar: admin, params: { username: "nobody-here" } });
     expect(missing.status).toBe(404);
     expectShape(missing.json, ERROR);
+  });
+});
+
+describe("webhooks and activity-log streams", () => {
+  it("GET /webhook, /webhook/{id}", async () => {
+    const body = { url: "https://hooks.example.com/x", description: "d", token: "t0ken", enabled: true, on_user_created: true, on_user_deleted: false, on_user_modified: false, on_hwkey_provision: false };
+    const created = await call(webhookPost, { method: "POST", jar: admin, body });
+    expect(created.status).toBe(201);
+    expectShape((await call(webhooksGet, { jar: admin })).json, [WEBHOOK]);
+    expectShape((await call(webhookGet, { jar: admin, params: { id: String(created.json.id) } })).json, WEBHOOK);
+  });
+
+  it("GET /activity_log_stream", async () => {
+    expect((await call(streamsGet, { jar: admin })).json).toEqual([]);
+    // This file's instance is over the free limits (no enterprise features): the row is written directly.
+    const refused = await call(streamPost, { method: "POST", jar: admin, body: { name: "v", stream_type: "vector_http", stream_config: { url: "https://198.51.100.7:8686/" } } });
+    if (refused.status === 403) await query("insert into activity_log_streams (name, stream_type, url) values ('v', 'vector_http', 'https://198.51.100.7:8686/')");
+    else expect(refused.status).toBe(201);
+    expectShape((await call(streamsGet, { jar: admin })).json, [{ ...ACTIVITY_LOG_STREAM, ...OUR_STREAM }]);
   });
 });
 
