@@ -50,6 +50,7 @@ export const LAYERS = [
   "enrollment",
   "groups",
   "stats",
+  "acl",
   "gateways",
   "platform",
   "webhooks",

@@ -72,6 +72,14 @@ export const ACTIVITY_EVENTS = [
   "activity_log_stream_created",
   "activity_log_stream_modified",
   "activity_log_stream_removed",
+  "acl_rule_added",
+  "acl_rule_modified",
+  "acl_rule_removed",
+  "acl_rules_applied",
+  "acl_alias_added",
+  "acl_alias_modified",
+  "acl_alias_removed",
+  "acl_aliases_applied",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -10,3 +10,4 @@ export * from "./enrollment";
 export * from "./jobs";
 export * from "./oidc";
 export * from "./outbox";
+export * from "./acl";
