@@ -48,6 +48,8 @@ export const LAYERS = [
   "users",
   "enrollment",
   "groups",
+  "apitokens",
+  "authkeys",
   "stats",
   "gateways",
   "platform",

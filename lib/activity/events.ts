@@ -65,6 +65,12 @@ export const ACTIVITY_EVENTS = [
   "open_id_app_consent_revoked",
   "user_login_open_id_app",
   "open_id_keys_rotated",
+  "api_token_added",
+  "api_token_removed",
+  "api_token_renamed",
+  "authentication_key_added",
+  "authentication_key_removed",
+  "authentication_key_renamed",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -19,6 +19,8 @@ import { importSchema, locationSchema, mapDevicesSchema } from "../locations/sch
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
 import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
+import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
+import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -80,8 +82,15 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/oauth/keys/rotate", tag: "openid", access: "admin", summary: "Rotate the OpenID signing keys (needs a fresh proof, else 403 reauth_required); old keys stay in the JWKS until their tokens expired" },
   { method: "DELETE", path: "/user/{username}/oauth_app/{client_id}", tag: "openid", access: "self-or-admin", summary: "Revoke a user's consent to an OpenID app, and the app's tokens for that user" },
   { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams (none yet: [])" },
-  { method: "GET", path: "/user/{username}/auth_key", tag: "users", access: "self-or-admin", summary: "A user's SSH/GPG keys (none yet: [])" },
-  { method: "GET", path: "/user/{username}/api_token", tag: "users", access: "self-or-admin", summary: "A user's API tokens: [{id, name, created_at}] (none yet: [])" },
+  { method: "GET", path: "/user/{username}/auth_key", tag: "authentication keys", access: "self-or-admin", summary: "A user's SSH and GPG keys: [{id, name, key_type, key, user_id, yubikey_serial, yubikey_id, yubikey_name}]" },
+  { method: "POST", path: "/user/{username}/auth_key", tag: "authentication keys", access: "self-or-admin", body: authKeyCreateSchema, summary: "Add an SSH (OpenSSH one-line: ed25519, ecdsa, RSA of 2048+ bits, security keys) or GPG (armored public key block) key; 400 when it does not parse, 409 when already added", ok: { status: 201, description: "the stored key" } },
+  { method: "DELETE", path: "/user/{username}/auth_key/{id}", tag: "authentication keys", access: "self-or-admin", summary: "Delete an SSH or GPG key" },
+  { method: "POST", path: "/user/{username}/auth_key/{id}/rename", tag: "authentication keys", access: "self-or-admin", body: keyRenameSchema, summary: "Rename an SSH or GPG key {name}" },
+  { method: "GET", path: "/ssh_authorized_keys", tag: "authentication keys", access: "public", query: authorizedKeysQuerySchema, summary: "authorized_keys text (text/plain, one key a line) for sshd's AuthorizedKeysCommand: the SSH keys of active users, filtered by ?username= and/or ?group= (members); empty without a filter or for unknown names" },
+  { method: "GET", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", summary: "An admin's API tokens: [{id, name, created_at}]" },
+  { method: "POST", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", body: apiTokenCreateSchema, summary: "Make an API token for an admin: {token} (dg- and 32 letters or digits), shown only in this answer; use it as Authorization: Bearer <token>", ok: { status: 201, description: "{token}" } },
+  { method: "DELETE", path: "/user/{username}/api_token/{id}", tag: "api tokens", access: "admin", summary: "Delete an API token (it stops working at once)" },
+  { method: "POST", path: "/user/{username}/api_token/{id}/rename", tag: "api tokens", access: "admin", body: keyRenameSchema, summary: "Rename an API token {name}" },
 
   { method: "POST", path: "/auth", tag: "auth", access: "public", body: loginSchema, summary: "Sign in (200 {user,url}; 201 when a second factor is required)", ok: { status: 200, description: "signed in" } },
   { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },
