@@ -4,7 +4,7 @@ import { useState } from "react";
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, Laptop, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
+import { Download, Info, Laptop, MoreHorizontal, Pencil, Plus, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -21,6 +21,7 @@ import { Tooltip } from "@/components/ui/tooltip";
 import { configFileName, deviceKeys, fetchUserDeviceConfig, useUserDevices, type UserDevice, type UserDeviceNetwork } from "./api";
 import { EditDeviceDialog } from "./edit-device-dialog";
 import { useApiErrorText } from "./errors";
+import { useDevicePermissions, type DevicePermissions } from "./permissions";
 
 interface UserDevicesProps {
   username: string;
@@ -57,7 +58,7 @@ function DownloadConfigButton({ device, network }: { device: UserDevice; network
   );
 }
 
-function LocationRow({ device, network }: { device: UserDevice; network: UserDeviceNetwork }) {
+function LocationRow({ device, network, canDownload }: { device: UserDevice; network: UserDeviceNetwork; canDownload: boolean }) {
   const t = useTranslations("devices.list");
   return (
     <li
@@ -76,13 +77,13 @@ function LocationRow({ device, network }: { device: UserDevice; network: UserDev
         {network.last_connected_at ? <RelativeTime value={network.last_connected_at} /> : t("never")}
       </span>
       <span className="col-start-2 row-span-3 row-start-1 justify-self-end sm:col-start-auto sm:row-span-1 sm:row-start-auto">
-        <DownloadConfigButton device={device} network={network} />
+        {canDownload ? <DownloadConfigButton device={device} network={network} /> : <span className="block w-8" />}
       </span>
     </li>
   );
 }
 
-function DeviceItem({ device, onEdit, onDelete }: { device: UserDevice; onEdit: () => void; onDelete: () => void }) {
+function DeviceItem({ device, onEdit, onDelete, can }: { device: UserDevice; onEdit: () => void; onDelete: () => void; can: DevicePermissions }) {
   const t = useTranslations("devices.list");
   return (
     <li className="px-4 py-4" data-testid="user-device" data-device={device.name}>
@@ -102,24 +103,30 @@ function DeviceItem({ device, onEdit, onDelete }: { device: UserDevice; onEdit: 
             </span>
           </p>
         </div>
-        <DropdownMenu>
-          <DropdownMenuTrigger asChild>
-            <Button variant="ghost" size="icon" aria-label={t("actions", { name: device.name })} data-testid="device-actions">
-              <MoreHorizontal aria-hidden />
-            </Button>
-          </DropdownMenuTrigger>
-          <DropdownMenuContent align="end">
-            <DropdownMenuItem onSelect={onEdit}>
-              <Pencil aria-hidden />
-              {t("edit")}
-            </DropdownMenuItem>
-            <DropdownMenuSeparator />
-            <DropdownMenuItem danger onSelect={onDelete} data-testid="device-delete">
-              <Trash2 aria-hidden />
-              {t("delete")}
-            </DropdownMenuItem>
-          </DropdownMenuContent>
-        </DropdownMenu>
+        {(can.canEdit || can.canDelete) && (
+          <DropdownMenu>
+            <DropdownMenuTrigger asChild>
+              <Button variant="ghost" size="icon" aria-label={t("actions", { name: device.name })} data-testid="device-actions">
+                <MoreHorizontal aria-hidden />
+              </Button>
+            </DropdownMenuTrigger>
+            <DropdownMenuContent align="end">
+              {can.canEdit && (
+                <DropdownMenuItem onSelect={onEdit}>
+                  <Pencil aria-hidden />
+                  {t("edit")}
+                </DropdownMenuItem>
+              )}
+              {can.canEdit && can.canDelete && <DropdownMenuSeparator />}
+              {can.canDelete && (
+                <DropdownMenuItem danger onSelect={onDelete} data-testid="device-delete">
+                  <Trash2 aria-hidden />
+                  {t("delete")}
+                </DropdownMenuItem>
+              )}
+            </DropdownMenuContent>
+          </DropdownMenu>
+        )}
       </div>
       {device.networks.length > 0 ? (
         <ul className="mt-3 divide-y divide-border rounded-md border border-border px-3 sm:ml-11">
@@ -133,7 +140,7 @@ function DeviceItem({ device, onEdit, onDelete }: { device: UserDevice; onEdit: 
             <span className="w-8" />
           </li>
           {device.networks.map((n) => (
-            <LocationRow key={n.network_id} device={device} network={n} />
+            <LocationRow key={n.network_id} device={device} network={n} canDownload={can.canDownload} />
           ))}
         </ul>
       ) : (
@@ -169,6 +176,7 @@ export function UserDevices({ username, self }: UserDevicesProps) {
   const [editing, setEditing] = useState<UserDevice | null>(null);
   const [deleting, setDeleting] = useState<UserDevice | null>(null);
   const addHref = addDeviceHref(username, self);
+  const can = useDevicePermissions();
 
   async function remove(d: UserDevice) {
     try {
@@ -188,14 +196,22 @@ export function UserDevices({ username, self }: UserDevicesProps) {
         title={t("title")}
         description={devices.data ? t("count", { count: devices.data.length }) : t("description")}
         action={
-          <Button size="sm" asChild>
-            <Link href={addHref} data-testid="add-device-link">
-              <Plus aria-hidden />
-              {t("add")}
-            </Link>
-          </Button>
+          can.canAdd && (
+            <Button size="sm" asChild>
+              <Link href={addHref} data-testid="add-device-link">
+                <Plus aria-hidden />
+                {t("add")}
+              </Link>
+            </Button>
+          )
         }
       />
+      {can.reason && (
+        <p role="note" className="mx-4 mb-3 flex items-start gap-2 rounded-md bg-info-subtle px-3 py-2 text-xs text-fg" data-testid="devices-managed-notice">
+          <Info className="mt-px size-3.5 shrink-0 text-info" aria-hidden />
+          {t(`restricted.${can.reason}`)}
+        </p>
+      )}
       {devices.isPending ? (
         <ListSkeleton />
       ) : devices.isError ? (
@@ -213,18 +229,20 @@ export function UserDevices({ username, self }: UserDevicesProps) {
           title={t("emptyTitle")}
           description={self ? t("emptyDescription") : t("emptyDescriptionOther")}
           action={
-            <Button asChild>
-              <Link href={addHref}>
-                <Plus aria-hidden />
-                {t("add")}
-              </Link>
-            </Button>
+            can.canAdd && (
+              <Button asChild>
+                <Link href={addHref}>
+                  <Plus aria-hidden />
+                  {t("add")}
+                </Link>
+              </Button>
+            )
           }
         />
       ) : (
         <ul className="divide-y divide-border">
           {devices.data.map((d) => (
-            <DeviceItem key={d.id} device={d} onEdit={() => setEditing(d)} onDelete={() => setDeleting(d)} />
+            <DeviceItem key={d.id} device={d} can={can} onEdit={() => setEditing(d)} onDelete={() => setDeleting(d)} />
           ))}
         </ul>
       )}
