@@ -159,6 +159,12 @@ describe("Authorization: Bearer", () => {
     expect((await call(meGet, { headers: bearer(token) })).status).toBe(200);
   });
 
+  it("public routes ignore the header, even with a bad token", async () => {
+    const { GET: essentialsGet } = await import("@/app/api/v1/settings_essentials/route");
+    const res = await call(essentialsGet, { path: "/api/v1/settings_essentials", headers: bearer("dg-nonsense") });
+    expect(res.status).toBe(200);
+  });
+
   it("the token of a disabled admin is refused (401)", async () => {
     await createUser({ username: "tok-disabled", isAdmin: true });
     const token = await makeToken(admin, "tok-disabled", "disabled owner");
