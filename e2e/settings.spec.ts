@@ -4,7 +4,7 @@
  * after a reload; the gateway-notification switches and threshold persist across a reload.
  */
 import { expect, test } from "@playwright/test";
-import { apiClient, signInAdmin, suffix } from "./support";
+import { apiClient, signIn, signInAdmin, suffix } from "./support";
 
 type Settings = Record<string, unknown>;
 
@@ -103,4 +103,45 @@ test("gateway notifications: switches and threshold persist", async ({ page }) =
   await expect(page.getByTestId("setting-gateway-threshold")).toHaveValue("17");
   await expect(page.getByTestId("setting-gateway-reconnect")).toHaveAttribute("aria-checked", "true");
   await api.dispose();
+});
+
+test("enterprise: only admins manage devices, shown to a user and enforced by the API", async ({ page, browser }) => {
+  const api = await apiClient();
+  const username = `ent-${suffix()}`;
+  const password = "Passw0rd!x";
+  await api.ok(api.post("/api/v1/user", { username, first_name: "Eve", last_name: "Enterprise", email: `${username}@example.com`, password }), 201);
+  try {
+    await signInAdmin(page);
+    await page.goto("/settings?tab=enterprise");
+    await page.getByTestId("setting-admin-device-management").click();
+    await page.getByTestId("setting-traffic-force_all_traffic").check();
+    await page.getByTestId("enterprise-settings-save").click();
+    await expect(page.locator('[data-testid="toast"][data-type="success"]')).toBeVisible();
+    await page.reload();
+    await expect(page.getByTestId("setting-admin-device-management")).toHaveAttribute("aria-checked", "true");
+    await expect(page.getByTestId("setting-traffic-force_all_traffic")).toBeChecked();
+    expect(await api.ok(api.get("/api/v1/settings_enterprise"))).toEqual({
+      admin_device_management: true,
+      client_traffic_policy: "force_all_traffic",
+      only_client_activation: false,
+    });
+
+    // The user sees why there is no "Add device", and the API refuses anyway.
+    const context = await browser.newContext();
+    const userPage = await context.newPage();
+    await userPage.goto("/login");
+    await signIn(userPage, username, password);
+    await userPage.goto("/devices");
+    await expect(userPage.getByTestId("devices-managed-notice")).toBeVisible();
+    await expect(userPage.getByTestId("add-device-link")).toHaveCount(0);
+    const user = await apiClient(username, password);
+    const refused = await user.post(`/api/v1/device/${username}`, { name: "sneaky", wireguard_pubkey: "u4zC4X4ZbmNLqTl3PY7xvDfYDYVyQrZLS1zEmB7w3Ho=" });
+    expect(refused.status()).toBe(403);
+    expect((await refused.json()).msg).toBeTruthy();
+    await user.dispose();
+    await context.close();
+  } finally {
+    await api.ok(api.patch("/api/v1/settings_enterprise", { admin_device_management: false, client_traffic_policy: "none", only_client_activation: false }));
+    await api.dispose();
+  }
 });

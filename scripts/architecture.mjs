@@ -49,6 +49,8 @@ export const LAYERS = [
   "users",
   "enrollment",
   "groups",
+  "apitokens",
+  "authkeys",
   "stats",
   "acl",
   "gateways",

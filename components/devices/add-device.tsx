@@ -7,11 +7,12 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
 import { useTranslations } from "next-intl";
-import { ArrowLeft, CheckCircle2, Plus } from "lucide-react";
+import { ArrowLeft, CheckCircle2, Info, Plus } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { addDeviceFormSchema } from "@/lib/devices/schema";
 import { Button } from "@/components/ui/button";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
+import { EmptyState } from "@/components/ui/empty-state";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
@@ -21,6 +22,7 @@ import { deviceKeys, type CreatedDevice, type CreatedDeviceBody } from "./api";
 import { ConfigResult } from "./config-result";
 import { useApiErrorText } from "./errors";
 import { KeyMethodField } from "./key-method";
+import { useDevicePermissions } from "./permissions";
 import { generateKeyPair } from "./wg-keys";
 
 interface AddDeviceProps {
@@ -53,6 +55,7 @@ export function AddDevice({ username, self }: AddDeviceProps) {
     defaultValues: { name: "", description: "", method: "generate", wireguard_pubkey: "" },
   });
   const method = form.watch("method");
+  const can = useDevicePermissions();
 
   const create = useSubmit(form, {
     mutationFn: async (v): Promise<Result> => {
@@ -81,6 +84,27 @@ export function AddDevice({ username, self }: AddDeviceProps) {
     setResult(null);
     create.reset();
     form.reset({ name: "", description: "", method: form.getValues("method"), wireguard_pubkey: "" });
+  }
+
+  if (!can.canAdd) {
+    return (
+      <>
+        <PageHeader title={t("title")} />
+        <EmptyState
+          icon={Info}
+          title={t(`restricted.${can.reason ?? "adminOnly"}Title`)}
+          description={t(`restricted.${can.reason ?? "adminOnly"}`)}
+          action={
+            <Button variant="secondary" asChild>
+              <Link href={backHref}>
+                <ArrowLeft aria-hidden />
+                {t("back")}
+              </Link>
+            </Button>
+          }
+        />
+      </>
+    );
   }
 
   if (result) {

@@ -4,7 +4,7 @@ import { useState, type ReactNode } from "react";
 import Link from "next/link";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { Download, Laptop, Pencil, Plus, Trash2 } from "lucide-react";
+import { Download, Info, Laptop, Pencil, Plus, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -18,6 +18,7 @@ import { Tooltip } from "@/components/ui/tooltip";
 import { configFileName, deviceKeys, fetchUserDeviceConfig, useUserDevices, type UserDevice, type UserDeviceNetwork } from "./api";
 import { EditDeviceDialog } from "./edit-device-dialog";
 import { useApiErrorText } from "./errors";
+import { useDevicePermissions, type DevicePermissions } from "./permissions";
 
 interface UserDevicesProps {
   username: string;
@@ -54,7 +55,7 @@ function DownloadConfigButton({ device, network }: { device: UserDevice; network
   );
 }
 
-function LocationRow({ device, network }: { device: UserDevice; network: UserDeviceNetwork }) {
+function LocationRow({ device, network, canDownload }: { device: UserDevice; network: UserDeviceNetwork; canDownload: boolean }) {
   const t = useTranslations("devices.list");
   return (
     <li
@@ -73,13 +74,13 @@ function LocationRow({ device, network }: { device: UserDevice; network: UserDev
         {network.last_connected_at ? <RelativeTime value={network.last_connected_at} /> : t("never")}
       </span>
       <span className="col-start-2 row-span-3 row-start-1 justify-self-end sm:col-start-auto sm:row-span-1 sm:row-start-auto">
-        <DownloadConfigButton device={device} network={network} />
+        {canDownload ? <DownloadConfigButton device={device} network={network} /> : <span className="block w-8" />}
       </span>
     </li>
   );
 }
 
-function DeviceItem({ device, menu }: { device: UserDevice; menu: ReactNode }) {
+function DeviceItem({ device, menu, can }: { device: UserDevice; menu: ReactNode; can: DevicePermissions }) {
   const t = useTranslations("devices.list");
   return (
     <li className="px-4 py-4" data-testid="user-device" data-device={device.name}>
@@ -113,7 +114,7 @@ function DeviceItem({ device, menu }: { device: UserDevice; menu: ReactNode }) {
             <span className="w-8" />
           </li>
           {device.networks.map((n) => (
-            <LocationRow key={n.network_id} device={device} network={n} />
+            <LocationRow key={n.network_id} device={device} network={n} canDownload={can.canDownload} />
           ))}
         </ul>
       ) : (
@@ -148,6 +149,7 @@ export function UserDevices({ username, self }: UserDevicesProps) {
   const devices = useUserDevices(username);
   const [editing, setEditing] = useState<UserDevice | null>(null);
   const addHref = addDeviceHref(username, self);
+  const can = useDevicePermissions();
 
   async function remove(d: UserDevice) {
     try {
@@ -167,14 +169,22 @@ export function UserDevices({ username, self }: UserDevicesProps) {
         title={t("title")}
         description={devices.data ? t("count", { count: devices.data.length }) : t("description")}
         action={
-          <Button size="sm" asChild>
-            <Link href={addHref} data-testid="add-device-link">
-              <Plus aria-hidden />
-              {t("add")}
-            </Link>
-          </Button>
+          can.canAdd && (
+            <Button size="sm" asChild>
+              <Link href={addHref} data-testid="add-device-link">
+                <Plus aria-hidden />
+                {t("add")}
+              </Link>
+            </Button>
+          )
         }
       />
+      {can.reason && (
+        <p role="note" className="mx-4 mb-3 flex items-start gap-2 rounded-md bg-info-subtle px-3 py-2 text-xs text-fg" data-testid="devices-managed-notice">
+          <Info className="mt-px size-3.5 shrink-0 text-info" aria-hidden />
+          {t(`restricted.${can.reason}`)}
+        </p>
+      )}
       <DataList
         rows={devices.data}
         rowKey={(d) => d.id}
@@ -183,7 +193,7 @@ export function UserDevices({ username, self }: UserDevicesProps) {
           icon: Laptop,
           title: t("emptyTitle"),
           description: self ? t("emptyDescription") : t("emptyDescriptionOther"),
-          action: (
+          action: can.canAdd && (
             <Button asChild>
               <Link href={addHref}>
                 <Plus aria-hidden />
@@ -193,22 +203,26 @@ export function UserDevices({ username, self }: UserDevicesProps) {
           ),
         }}
         loading={<ListSkeleton />}
-        item={(d, menu) => <DeviceItem device={d} menu={menu} />}
-        actions={{
+        item={(d, menu) => <DeviceItem device={d} menu={menu} can={can} />}
+        actions={
+          can.canEdit || can.canDelete
+            ? {
           label: (d) => t("actions", { name: d.name }),
           testId: "device-actions",
           items: (d) => [
-            { label: t("edit"), icon: Pencil, onSelect: () => setEditing(d) },
-            {
+            ...(can.canEdit ? [{ label: t("edit"), icon: Pencil, onSelect: () => setEditing(d) }] : []),
+            ...(can.canDelete ? [{
               label: t("delete"),
               icon: Trash2,
               danger: true,
-              separated: true,
+              separated: can.canEdit,
               testId: "device-delete",
               confirm: { title: t("deleteTitle", { name: d.name }), description: t("deleteDescription"), confirmLabel: t("deleteConfirm"), run: () => remove(d) },
-            },
+            }] : []),
           ],
-        }}
+        }
+            : undefined
+        }
       />
       <EditDeviceDialog username={username} device={editing} onOpenChange={(o) => !o && setEditing(null)} />
     </Card>

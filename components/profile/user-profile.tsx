@@ -23,6 +23,8 @@ import { MfaSection } from "./mfa-section";
 import { AuthorizedApps } from "@/components/openid/authorized-apps";
 import { UserDevices } from "@/components/devices/user-devices";
 import { ProfileForm } from "./profile-form";
+import { ApiTokensSection } from "./api-tokens";
+import { AuthKeysSection } from "./auth-keys";
 
 function Detail({ label, children }: { label: string; children: ReactNode }) {
   return (
@@ -193,6 +195,9 @@ function ProfileBody({ user, self, admin }: ProfileBodyProps) {
         </Card>
       )}
       <UserDevices username={user.username} self={self} />
+      <AuthKeysSection username={user.username} />
+      {/* API tokens are for admins only: an admin viewing an admin's profile (their own included). */}
+      {admin && user.is_admin && <ApiTokensSection username={user.username} />}
       <ChangePasswordDialog user={user} self={self} open={passwordOpen} onOpenChange={setPasswordOpen} />
     </div>
   );

@@ -36,3 +36,16 @@ export const settingsQuery = queryOptions({
 export function useSettings() {
   return useQuery(settingsQuery);
 }
+
+/** GET /settings_enterprise: every signed-in user reads them (the device screens follow them). */
+export type EnterpriseSettingsBody = { admin_device_management: boolean; client_traffic_policy: "none" | "disable_all_traffic" | "force_all_traffic"; only_client_activation: boolean };
+
+export const enterpriseSettingsQuery = queryOptions({
+  queryKey: ["settings_enterprise"],
+  queryFn: ({ signal }) => api.get<EnterpriseSettingsBody>("/settings_enterprise", { signal }),
+  refetchOnWindowFocus: true,
+});
+
+export function useEnterpriseSettings() {
+  return useQuery(enterpriseSettingsQuery);
+}

@@ -9,11 +9,12 @@ import { useUrlState } from "@/components/users/url-state";
 import { GlobalSettings } from "./global-settings";
 import { GatewayNotificationsTab } from "./gateway-notifications-tab";
 import { LogStreamsTab } from "./log-streams-tab";
-import { useSettings } from "./queries";
+import { EnterpriseTab } from "./enterprise-tab";
+import { useEnterpriseSettings, useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
 
 /** The tabs with content so far (of SMTP, Global, LDAP, OpenID, ...; the rest come later). */
-const TABS = ["smtp", "global", "gateway-notifications", "activity-log-streaming"] as const;
+const TABS = ["smtp", "global", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
 type Tab = (typeof TABS)[number];
 
 function SettingsSkeleton() {
@@ -32,6 +33,7 @@ export function SettingsPage() {
   const raw = params.get("tab") as Tab | null;
   const tab: Tab = raw && TABS.includes(raw) ? raw : "smtp";
   const settings = useSettings();
+  const enterprise = useEnterpriseSettings();
 
   return (
     <>
@@ -55,7 +57,15 @@ export function SettingsPage() {
         ) : (
           TABS.map((k) => (
             <TabsContent key={k} value={k} className="max-w-3xl">
-              {!settings.data ? (
+              {k === "enterprise" ? (
+                enterprise.data ? (
+                  <EnterpriseTab settings={enterprise.data} />
+                ) : enterprise.isError ? (
+                  <InlineError message={t("loadFailed")} detail={enterprise.error.message} onRetry={() => enterprise.refetch()} retrying={enterprise.isFetching} />
+                ) : (
+                  <SettingsSkeleton />
+                )
+              ) : !settings.data ? (
                 <SettingsSkeleton />
               ) : k === "smtp" ? (
                 <SmtpSettings settings={settings.data} />

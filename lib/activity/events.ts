@@ -80,6 +80,12 @@ export const ACTIVITY_EVENTS = [
   "acl_alias_modified",
   "acl_alias_removed",
   "acl_aliases_applied",
+  "api_token_added",
+  "api_token_removed",
+  "api_token_renamed",
+  "authentication_key_added",
+  "authentication_key_removed",
+  "authentication_key_renamed",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -12,6 +12,8 @@ export interface Actor {
   userId: number | null;
   username: string;
   ip: string | null;
+  /** The name of the API token the request came with: recorded in the entry's description. */
+  apiToken?: string;
 }
 
 export const SYSTEM_ACTOR: Actor = { userId: null, username: "system", ip: null };
@@ -37,10 +39,17 @@ export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Pr
     ip: actor.ip,
     event: e.event,
     module: e.module ?? "defguard",
-    description: e.description ?? null,
+    description: withApiToken(e.description ?? null, actor.apiToken),
     location: e.location ?? null,
     device: e.device ?? null,
   });
+}
+
+/** `… (API token "deploy")`: which token an admin's scripted change came with. */
+function withApiToken(description: string | null, token: string | undefined): string | null {
+  if (token === undefined) return description;
+  const via = `API token "${token}"`;
+  return description ? `${description} (${via})` : via;
 }
 
 export const ACTIVITY_PAGE_SIZE = 50;

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, eq, gt, ne, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { groupUsers, groups, sessions, users } from "../db/schema";
+import { apiTokens, groupUsers, groups, sessions, users } from "../db/schema";
 import { hmac, randomToken, sha256hex } from "../crypto";
 import { maxSessionsPerUser, secret } from "../config";
 import { AppError } from "../errors";
@@ -38,6 +38,8 @@ export interface Session {
   policy: SessionPolicy;
   /** The session proved the password or a second factor within REAUTH_WINDOW_SECONDS. */
   fresh: boolean;
+  /** Set when the request was authorised by an API token (`Authorization: Bearer`), not a cookie. */
+  apiToken?: { id: number; name: string };
 }
 
 /**
@@ -109,6 +111,45 @@ export async function findSession(token: string): Promise<Session | null> {
     user: { id: r.userId, username: r.username, isActive: r.isActive, mfaEnabled: r.mfaEnabled, isAdmin: r.isAdmin },
     policy: { requireMfa: r.requireMfa },
     fresh: r.fresh,
+  };
+}
+
+/** API tokens: `dg-` and 32 letters or digits (docs/api.md). */
+export const API_TOKEN_PATTERN = /^dg-[A-Za-z0-9]{32}$/;
+
+/**
+ * The request-only session of an API token (`Authorization: Bearer <token>`): nothing is stored,
+ * every request is authorised again. Found only for an active user; whether the owner is still
+ * an admin is part of the answer (`user.isAdmin`), the route wrapper refuses the token otherwise.
+ * A token session counts as fully signed in (its owner passed every factor when making it) but
+ * never as fresh: changing sign-in security needs a cookie session.
+ */
+export async function findApiTokenSession(token: string): Promise<Session | null> {
+  if (!API_TOKEN_PATTERN.test(token)) return null;
+  const rows = await getDb()
+    .select({
+      tokenId: apiTokens.id,
+      tokenName: apiTokens.name,
+      userId: users.id,
+      username: users.username,
+      isActive: users.isActive,
+      mfaEnabled: users.mfaEnabled,
+      isAdmin: isAdminSql(),
+    })
+    .from(apiTokens)
+    .innerJoin(users, eq(users.id, apiTokens.userId))
+    .where(eq(apiTokens.tokenHash, sha256hex(token)))
+    .limit(1);
+  const r = rows[0];
+  if (!r || !r.isActive) return null;
+  return {
+    id: `api_token:${r.tokenId}`,
+    state: "authenticated",
+    data: {},
+    user: { id: r.userId, username: r.username, isActive: r.isActive, mfaEnabled: r.mfaEnabled, isAdmin: r.isAdmin },
+    policy: { requireMfa: false },
+    fresh: false,
+    apiToken: { id: r.tokenId, name: r.tokenName },
   };
 }
 

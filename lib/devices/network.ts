@@ -8,7 +8,7 @@ import { transaction, type Emit } from "../events";
 import { containsIp, formatCidr, formatIp, parseIp } from "../net/ip";
 import { firstFree, isAssignable, splitIp } from "../wireguard/ip";
 import { locationCidrs, requireLocation, type LocationRow } from "../locations/service";
-import { deleteDeviceRow, deviceConfig, requireDevice } from "./service";
+import { clientTrafficPolicy, deleteDeviceRow, deviceConfig, requireDevice } from "./service";
 import type { NetworkDeviceCliInput, NetworkDeviceInput, NetworkDeviceUpdateInput } from "./schema";
 
 export const MSG = {
@@ -199,7 +199,7 @@ export async function insertNetworkDevice(tx: Tx, emit: Emit, actor: Actor, inpu
 export async function createNetworkDevice(actor: Actor, input: NetworkDeviceInput) {
   return transaction(async (tx, emit) => {
     const { device, location, ips } = await insertNetworkDevice(tx, emit, actor, input, input.wireguard_pubkey);
-    return { device, config: deviceConfig(location, ips) };
+    return { device, config: deviceConfig(location, ips, null, null, await clientTrafficPolicy(tx)) };
   });
 }
 
@@ -255,5 +255,5 @@ export async function networkDeviceConfig(id: number) {
     .innerJoin(locations, eq(locations.id, deviceLocations.locationId))
     .where(eq(deviceLocations.deviceId, id));
   if (!row) throw badRequest("device has no location");
-  return { device: d, config: deviceConfig(row.loc, row.ips) };
+  return { device: d, config: deviceConfig(row.loc, row.ips, null, null, await clientTrafficPolicy(db)) };
 }

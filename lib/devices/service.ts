@@ -9,6 +9,8 @@ import { formatIp, parseIp } from "../net/ip";
 import { firstFree } from "../wireguard/ip";
 import { endpointHost, formatEndpoint, renderClientConfig } from "../wireguard/config";
 import { locationCidrs, type LocationRow } from "../locations/service";
+import { readEnterpriseSettings, type EnterpriseSettings } from "../settings/service";
+import { clientAllowedIps, type ClientTrafficPolicy } from "../wireguard/traffic-policy";
 import type { DeviceInput } from "./schema";
 import { deviceJson, type Device } from "./shape";
 
@@ -17,7 +19,31 @@ export const MSG = {
   keyTaken: "key is already in use by another device",
   notFound: "device not found",
   locationFull: "location has no free address left",
+  adminOnly: "only admins can add, change or delete devices (enterprise setting admin_device_management)",
+  clientOnly: "manual WireGuard configuration is disabled: add the device with the desktop client (enterprise setting only_client_activation)",
 } as const;
+
+type Caller = { userId: number; isAdmin: boolean };
+
+/**
+ * The enterprise device rules for a caller who is not an admin: with admin_device_management
+ * only admins add, change or delete devices; with only_client_activation devices come only
+ * through the desktop client (no manual add, change or config download). `what` says which
+ * rules apply to the operation (defguard: deleting is blocked only by the first).
+ */
+export async function assertDeviceManagement(tx: Tx, caller: Caller, what: { admin?: boolean; client?: boolean }): Promise<EnterpriseSettings> {
+  const s = await readEnterpriseSettings(tx);
+  if (!caller.isAdmin) {
+    if (what.admin && s.admin_device_management) throw forbidden(MSG.adminOnly);
+    if (what.client && s.only_client_activation) throw forbidden(MSG.clientOnly);
+  }
+  return s;
+}
+
+/** The client traffic policy that generated configs follow. */
+export async function clientTrafficPolicy(tx: Tx = getDb()): Promise<ClientTrafficPolicy> {
+  return (await readEnterpriseSettings(tx)).client_traffic_policy;
+}
 
 export type DeviceRow = typeof devices.$inferSelect;
 export type { Device };
@@ -30,8 +56,14 @@ export async function deviceById(tx: Tx, id: number): Promise<Device> {
 }
 
 /** docs/api.md DeviceConfig for one location, with the private key placeholder unless given. */
-export function deviceConfig(loc: LocationRow, ips: string[], privateKey: string | null = null, presharedKey: string | null = null) {
-  const allowed = loc.allowedIps.length ? loc.allowedIps : ["0.0.0.0/0", "::/0"];
+export function deviceConfig(
+  loc: LocationRow,
+  ips: string[],
+  privateKey: string | null = null,
+  presharedKey: string | null = null,
+  policy: ClientTrafficPolicy = "none",
+) {
+  const allowed = clientAllowedIps(loc.allowedIps, loc.address, policy);
   return {
     network_id: loc.id,
     network_name: loc.name,
@@ -122,9 +154,13 @@ async function requireUserByName(tx: Tx, username: string) {
   return u;
 }
 
-/** POST /device/{username}: the device, with one config per location it may use. */
-export async function createUserDevice(actor: Actor, username: string, input: DeviceInput) {
+/**
+ * POST /device/{username}: the device, with one config per location it may use. `caller` is the
+ * signed-in user the enterprise device rules apply to; null for trusted internal callers.
+ */
+export async function createUserDevice(actor: Actor, username: string, input: DeviceInput, caller: Caller | null = null) {
   return transaction(async (tx, emit) => {
+    const { client_traffic_policy: policy } = await assertDeviceManagement(tx, caller ?? { userId: 0, isAdmin: true }, { admin: true, client: true });
     const owner = await requireUserByName(tx, username);
     await assertUnique(tx, owner.id, "user", input.name, input.wireguard_pubkey);
     const [d] = await tx
@@ -134,7 +170,7 @@ export async function createUserDevice(actor: Actor, username: string, input: De
     const configs = [];
     for (const loc of await locationsForUser(tx, owner.id)) {
       const ips = await assignInLocation(tx, d.id, loc);
-      configs.push(deviceConfig(loc, ips));
+      configs.push(deviceConfig(loc, ips, null, null, policy));
       emit({ type: "device.location.added", deviceId: d.id, locationId: loc.id });
     }
     await recordActivity(tx, actor, { event: "device_added", device: d.name, description: `Added device ${d.name} of ${owner.username}` });
@@ -188,6 +224,7 @@ export async function updateDevice(actor: Actor, id: number, caller: { userId: n
   return transaction(async (tx, emit) => {
     const d = await requireDevice(tx, id, "user");
     assertOwnerOrAdmin(d, caller);
+    await assertDeviceManagement(tx, caller, { admin: true, client: true });
     await assertUnique(tx, d.userId, "user", input.name, input.wireguard_pubkey, d.id);
     const [u] = await tx
       .update(devices)
@@ -219,6 +256,7 @@ export async function deleteDevice(actor: Actor, id: number, caller: { userId: n
   await transaction(async (tx, emit) => {
     const d = await requireDevice(tx, id, "user");
     assertOwnerOrAdmin(d, caller);
+    await assertDeviceManagement(tx, caller, { admin: true });
     await deleteDeviceRow(tx, emit, actor, d);
   });
 }
@@ -266,11 +304,12 @@ export async function deviceConfigText(locationId: number, deviceId: number, cal
   const db = getDb();
   const d = await requireDevice(db, deviceId);
   assertOwnerOrAdmin(d, caller);
+  const { client_traffic_policy: policy } = await assertDeviceManagement(db, caller, { client: true });
   const [row] = await db
     .select({ ips: deviceLocations.ips, loc: locations })
     .from(deviceLocations)
     .innerJoin(locations, eq(locations.id, deviceLocations.locationId))
     .where(and(eq(deviceLocations.deviceId, deviceId), eq(deviceLocations.locationId, locationId)));
   if (!row) throw notFound("device has no address in this location");
-  return { device: d, config: deviceConfig(row.loc, row.ips) };
+  return { device: d, config: deviceConfig(row.loc, row.ips, null, null, policy) };
 }

@@ -10,7 +10,7 @@ import { transaction } from "../events";
 import { isAdminSql } from "../auth/session";
 import { stripNulls } from "../api/client";
 import { licenseInfo } from "../enterprise/service";
-import { getSettings, smtpConfigured } from "../settings/service";
+import { getSettings, readEnterpriseSettings, smtpConfigured, type EnterpriseSettings } from "../settings/service";
 import { deviceConfig } from "../devices/service";
 import { assertKeyFree, insertNetworkDevice } from "../devices/network";
 import type { LocationRow } from "../locations/service";
@@ -154,8 +154,11 @@ export function instanceId(): string {
 }
 
 /** defguard proxy InstanceInfo. This console serves the enrolment endpoints itself: both URLs are its own. */
+/** defguard's ClientTrafficPolicy as its protobuf enum number. */
+const TRAFFIC_POLICY_NUMBER = { none: 0, disable_all_traffic: 1, force_all_traffic: 2 } as const;
+
 async function instanceInfo(tx: Tx, username: string) {
-  const [s, licence] = await Promise.all([getSettings(tx), licenseInfo()]);
+  const [s, licence, e] = await Promise.all([getSettings(tx), licenseInfo(), readEnterpriseSettings(tx)]);
   return {
     id: instanceId(),
     name: s.instanceName,
@@ -163,15 +166,16 @@ async function instanceInfo(tx: Tx, username: string) {
     proxy_url: publicUrl(),
     username,
     enterprise_enabled: licence.enterprise,
-    disable_all_traffic: false,
+    disable_all_traffic: e.client_traffic_policy === "disable_all_traffic",
+    client_traffic_policy: TRAFFIC_POLICY_NUMBER[e.client_traffic_policy],
   };
 }
 
 const MFA_MODE_NUMBER: Record<string, number> = { disabled: 1, internal: 2, external: 3 };
 
 /** defguard proxy DeviceConfig: addresses and allowed IPs as comma lists, `pubkey` the location's. */
-function proxyDeviceConfig(loc: LocationRow, ips: string[]) {
-  const c = deviceConfig(loc, ips);
+function proxyDeviceConfig(loc: LocationRow, ips: string[], policy: EnterpriseSettings["client_traffic_policy"]) {
+  const c = deviceConfig(loc, ips, null, null, policy);
   return {
     network_id: c.network_id,
     network_name: c.network_name,
@@ -222,7 +226,7 @@ export async function startEnrollment(token: string) {
   const user = await userRow(db, t.userId);
   if (!user) throw unauthorized(MSG.invalidToken);
   const admin = (t.adminId !== null ? await userRow(db, t.adminId) : undefined) ?? user;
-  const s = await getSettings(db);
+  const [s, e] = await Promise.all([getSettings(db), readEnterpriseSettings(db)]);
   const body = stripNulls({
     admin: { name: `${admin.firstName} ${admin.lastName}`.trim() || admin.username, phone_number: admin.phone, email: admin.email },
     user: {
@@ -241,8 +245,8 @@ export async function startEnrollment(token: string) {
     instance: await instanceInfo(db, user.username),
     settings: {
       vpn_setup_optional: true,
-      only_client_activation: false,
-      admin_device_management: false,
+      only_client_activation: e.only_client_activation,
+      admin_device_management: e.admin_device_management,
       smtp_configured: smtpConfigured(s),
       mfa_required: s.requireMfa,
     },
@@ -284,9 +288,10 @@ export async function enrollNetworkDevice(sessionHash: string | null, input: Enr
       description: `Network device ${u.name} configured with the defguard CLI`,
     });
     for (const l of links) emit({ type: "device.location.added", deviceId: d.id, locationId: l.loc.id });
+    const policy = (await readEnterpriseSettings(tx)).client_traffic_policy;
     return stripNulls({
       device: { id: u.id, name: u.name, pubkey: input.pubkey, user_id: u.userId, created_at: unixSeconds(u.createdAt) },
-      configs: links.map((l) => proxyDeviceConfig(l.loc, l.ips)),
+      configs: links.map((l) => proxyDeviceConfig(l.loc, l.ips, policy)),
       instance: await instanceInfo(tx, owner?.username ?? ""),
     });
   });

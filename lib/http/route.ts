@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { z, type ZodType } from "zod";
 import en from "../../messages/en.json";
 import { AppError } from "../errors";
-import { findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
+import { findApiTokenSession, findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
 import { isDatabaseUnavailable } from "../errors";
@@ -22,9 +22,12 @@ export type Access = "public" | "session" | "user" | "admin" | "self-or-admin";
 
 export interface Caller {
   session: Session;
+  /** The session cookie's token; empty for a request authorised by an API token. */
   sessionToken: string;
   user: Session["user"];
   isAdmin: boolean;
+  /** The API token that authorised the request (`Authorization: Bearer`), if any. */
+  apiToken?: { id: number; name: string };
 }
 
 export interface Ctx<B, Q> {
@@ -141,6 +144,19 @@ function queryObject(url: URL): Record<string, string | string[]> {
   return q;
 }
 
+export const API_TOKEN_MSG = {
+  invalid: "invalid API token",
+  notAdmin: "API tokens are accepted only for admins",
+} as const;
+
+/** The token of an `Authorization: Bearer <token>` header, or null without one. */
+function bearerToken(req: Request): string | null {
+  const header = req.headers.get("authorization");
+  if (header === null) return null;
+  const m = /^\s*Bearer\s+(\S*)\s*$/i.exec(header);
+  return m ? m[1] : null;
+}
+
 function isAuthenticated(s: Session): boolean {
   return s.state === "authenticated";
 }
@@ -170,14 +186,28 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
       const unsafe = !["GET", "HEAD", "OPTIONS"].includes(method);
 
       let caller: Caller | null = null;
-      const token = cookies[SESSION_COOKIE];
-      if (token) {
-        const session = await findSession(token);
-        if (session && session.user.isActive) {
-          caller = { session, sessionToken: token, user: session.user, isAdmin: session.user.isAdmin };
+      const bearer = bearerToken(req);
+      if (bearer !== null) {
+        // An API token replaces the cookie: the request is authorised by the header alone, and
+        // needs no anti-forgery token (a cross-site page cannot set Authorization).
+        const session = await findApiTokenSession(bearer);
+        if (opts.access !== "public") {
+          if (!session) return errorResponse(401, API_TOKEN_MSG.invalid);
+          if (!session.user.isAdmin) return errorResponse(403, API_TOKEN_MSG.notAdmin);
+        }
+        if (session?.user.isAdmin) {
+          caller = { session, sessionToken: "", user: session.user, isAdmin: true, apiToken: session.apiToken };
+        }
+      } else {
+        const token = cookies[SESSION_COOKIE];
+        if (token) {
+          const session = await findSession(token);
+          if (session && session.user.isActive) {
+            caller = { session, sessionToken: token, user: session.user, isAdmin: session.user.isAdmin };
+          }
         }
       }
-      if (caller && unsafe && !opts.skipXsrf) {
+      if (caller && !caller.apiToken && unsafe && !opts.skipXsrf) {
         const header = req.headers.get(XSRF_HEADER) ?? "";
         if (!header || !safeEqual(header, xsrfTokenFor(caller.sessionToken))) {
           return errorResponse(403, "missing or invalid X-XSRF-TOKEN header");
@@ -268,7 +298,7 @@ export { XSRF_COOKIE, SESSION_COOKIE };
 
 /** The activity-log actor for a request: the signed-in caller and the client address. */
 export function actorOf(ctx: { caller: Caller | null; ip: string | null }) {
-  return ctx.caller
-    ? { userId: ctx.caller.user.id, username: ctx.caller.user.username, ip: ctx.ip }
-    : { userId: null, username: "anonymous", ip: ctx.ip };
+  if (!ctx.caller) return { userId: null, username: "anonymous", ip: ctx.ip };
+  const actor = { userId: ctx.caller.user.id, username: ctx.caller.user.username, ip: ctx.ip };
+  return ctx.caller.apiToken ? { ...actor, apiToken: ctx.caller.apiToken.name } : actor;
 }

@@ -36,7 +36,8 @@ export function openApiDocument() {
       tags: [op.tag],
       summary: op.summary,
       description: ACCESS_TEXT[op.access],
-      security: op.access === "public" ? [] : [{ session: [] }],
+      // A cookie session, or an admin's API token (which acts as that admin on any route).
+      security: op.access === "public" ? [] : [{ session: [] }, { api_token: [] }],
       parameters: [...params, ...query],
       ...(op.body
         ? { requestBody: { required: true, content: { "application/json": { schema: schemaOf(op.body) } } } }
@@ -57,7 +58,7 @@ export function openApiDocument() {
       title: "Defguard-compatible VPN console API",
       version: VERSION,
       description:
-        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request. Request bodies are JSON only (Content-Type: application/json; anything else answers 415). Paths not listed here answer 404 with a JSON {msg}. " +
+        "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request; admins' scripts may instead send Authorization: Bearer <API token> (no cookie, no X-XSRF-TOKEN). Request bodies are JSON only (Content-Type: application/json; anything else answers 415). Paths not listed here answer 404 with a JSON {msg}. " +
         "OpenID Connect provider (served outside this table, by oidc-provider): discovery at /.well-known/openid-configuration; " +
         "authorization /api/v1/oauth/authorize (code flow, PKCE S256, state, nonce; also defguard's consent decision POST /api/v1/oauth/authorize?<request>&allow=true|false with the session cookie and X-XSRF-TOKEN, answered 302 to the redirect URI); " +
         "token /api/v1/oauth/token (client_secret_basic or client_secret_post; authorization_code and refresh_token with rotation); userinfo /api/v1/oauth/userinfo; JWKS /api/v1/oauth/discovery/keys; revocation /api/v1/oauth/revoke.",
@@ -66,6 +67,12 @@ export function openApiDocument() {
     components: {
       securitySchemes: {
         session: { type: "apiKey", in: "cookie", name: "defguard_session" },
+        api_token: {
+          type: "http",
+          scheme: "bearer",
+          description:
+            "An admin's API token (POST /user/{username}/api_token): Authorization: Bearer dg-<32 letters or digits>. No cookie and no X-XSRF-TOKEN; refused (403) once its owner is no longer an admin.",
+        },
       },
       schemas: {
         Error: { type: "object", properties: { msg: { type: "string" }, field: { type: "string" } }, required: ["msg"] },

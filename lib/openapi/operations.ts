@@ -21,6 +21,8 @@ import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDevic
 import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
+import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
+import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -94,8 +96,15 @@ export const OPERATIONS: Operation[] = [
   { method: "DELETE", path: "/webhook/{id}", tag: "webhooks", access: "admin", summary: "Delete a webhook and its delivery log" },
   { method: "GET", path: "/webhook/{id}/delivery", tag: "webhooks", access: "admin", summary: "Delivery log, newest first (last 100): [{id, event, state, attempts, created_at, last_attempt_at, next_attempt_at, delivered_at, response_code, error}]" },
   { method: "POST", path: "/webhook/{id}/delivery/{deliveryId}/retry", tag: "webhooks", access: "admin", summary: "Send a pending or failed delivery now" },
-  { method: "GET", path: "/user/{username}/auth_key", tag: "users", access: "self-or-admin", summary: "A user's SSH/GPG keys (none yet: [])" },
-  { method: "GET", path: "/user/{username}/api_token", tag: "users", access: "self-or-admin", summary: "A user's API tokens: [{id, name, created_at}] (none yet: [])" },
+  { method: "GET", path: "/user/{username}/auth_key", tag: "authentication keys", access: "self-or-admin", summary: "A user's SSH and GPG keys: [{id, name, key_type, key, user_id, yubikey_serial, yubikey_id, yubikey_name}]" },
+  { method: "POST", path: "/user/{username}/auth_key", tag: "authentication keys", access: "self-or-admin", body: authKeyCreateSchema, summary: "Add an SSH (OpenSSH one-line: ed25519, ecdsa, RSA of 2048+ bits, security keys) or GPG (armored public key block) key; 400 when it does not parse, 409 when already added", ok: { status: 201, description: "the stored key" } },
+  { method: "DELETE", path: "/user/{username}/auth_key/{id}", tag: "authentication keys", access: "self-or-admin", summary: "Delete an SSH or GPG key" },
+  { method: "POST", path: "/user/{username}/auth_key/{id}/rename", tag: "authentication keys", access: "self-or-admin", body: keyRenameSchema, summary: "Rename an SSH or GPG key {name}" },
+  { method: "GET", path: "/ssh_authorized_keys", tag: "authentication keys", access: "public", query: authorizedKeysQuerySchema, summary: "authorized_keys text (text/plain, one key a line) for sshd's AuthorizedKeysCommand: the SSH keys of active users, filtered by ?username= and/or ?group= (members); empty without a filter or for unknown names" },
+  { method: "GET", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", summary: "An admin's API tokens: [{id, name, created_at}]" },
+  { method: "POST", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", body: apiTokenCreateSchema, summary: "Make an API token for an admin: {token} (dg- and 32 letters or digits), shown only in this answer; use it as Authorization: Bearer <token>", ok: { status: 201, description: "{token}" } },
+  { method: "DELETE", path: "/user/{username}/api_token/{id}", tag: "api tokens", access: "admin", summary: "Delete an API token (it stops working at once)" },
+  { method: "POST", path: "/user/{username}/api_token/{id}/rename", tag: "api tokens", access: "admin", body: keyRenameSchema, summary: "Rename an API token {name}" },
 
   { method: "POST", path: "/auth", tag: "auth", access: "public", body: loginSchema, summary: "Sign in (200 {user,url}; 201 when a second factor is required)", ok: { status: 200, description: "signed in" } },
   { method: "POST", path: "/auth/logout", tag: "auth", access: "session", summary: "Sign out" },

@@ -6,7 +6,6 @@ import "server-only";
  */
 import { getDb } from "../db";
 import { gateways } from "../db/schema";
-import { requireUserId } from "../users/service";
 
 /** Oldest gateway defguard 1.6 accepts; older ones are listed by GET /outdated. */
 export const MIN_GATEWAY_VERSION = [1, 5, 0] as const;
@@ -49,18 +48,6 @@ export function enterpriseInfo() {
  */
 export function noOpenidProvider(): Response {
   return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
-}
-
-/** GET /user/{username}/auth_key: no SSH/GPG keys yet (404 for an unknown user). */
-export async function listAuthKeys(username: string): Promise<never[]> {
-  await requireUserId(username);
-  return [];
-}
-
-/** GET /user/{username}/api_token: no API tokens yet (404 for an unknown user). */
-export async function listApiTokens(username: string): Promise<never[]> {
-  await requireUserId(username);
-  return [];
 }
 
 /** Any other /api/v1 path. */

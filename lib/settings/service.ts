@@ -210,7 +210,11 @@ export async function readSettingsView() {
   return settingsView(await getSettings());
 }
 
-/** GET /settings_enterprise: defguard's EnterpriseSettings (stored, not yet acted upon). */
+/**
+ * GET /settings_enterprise: defguard's EnterpriseSettings. Enforced by lib/devices (who may add,
+ * change and delete devices, manual config downloads) and in every generated client config
+ * (AllowedIPs under the client traffic policy); also sent to the desktop client at enrolment.
+ */
 export function enterpriseSettingsView(s: Settings) {
   return {
     admin_device_management: s.adminDeviceManagement,
@@ -219,8 +223,10 @@ export function enterpriseSettingsView(s: Settings) {
   };
 }
 
-export async function readEnterpriseSettings() {
-  return enterpriseSettingsView(await getSettings());
+export type EnterpriseSettings = ReturnType<typeof enterpriseSettingsView>;
+
+export async function readEnterpriseSettings(tx: Tx = getDb()): Promise<EnterpriseSettings> {
+  return enterpriseSettingsView(await getSettings(tx));
 }
 
 /** PATCH /settings_enterprise (admin). */

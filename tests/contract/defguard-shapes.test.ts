@@ -17,8 +17,9 @@ import { GET as updatesGet } from "@/app/api/v1/updates/route";
 import { GET as enterpriseInfoGet } from "@/app/api/v1/enterprise_info/route";
 import { GET as openidProviderGet } from "@/app/api/v1/openid/provider/route";
 import { GET as streamsGet } from "@/app/api/v1/activity_log_stream/route";
-import { GET as authKeysGet } from "@/app/api/v1/user/[username]/auth_key/route";
-import { GET as apiTokensGet } from "@/app/api/v1/user/[username]/api_token/route";
+import { GET as authKeysGet, POST as authKeyPost } from "@/app/api/v1/user/[username]/auth_key/route";
+import { GET as apiTokensGet, POST as apiTokenPost } from "@/app/api/v1/user/[username]/api_token/route";
+import { SSH_ED25519 } from "../fixtures/auth-keys";
 import * as unknownPath from "@/app/api/v1/[...path]/route";
 import { ACTIVITY_EVENTS } from "@/lib/activity/events";
 import { call, createUser, query, signIn, type Jar } from "../helpers";
@@ -28,7 +29,7 @@ import { USER_DETAILS } from "./fixtures/user";
 import { IP_CHECK, SPLIT_IP } from "./fixtures/network-device-ip";
 import { SETTINGS, SETTINGS_ENTERPRISE, SETTINGS_ESSENTIALS } from "./fixtures/settings";
 import { ACTIVITY_LOG_EVENT, ACTIVITY_LOG_PAGE, DEFGUARD_EVENTS } from "./fixtures/activity";
-import { API_TOKEN, ENTERPRISE_INFO_NONE, ERROR, OUTDATED } from "./fixtures/stubs";
+import { API_TOKEN, AUTH_KEY, ENTERPRISE_INFO_NONE, ERROR, OUTDATED } from "./fixtures/stubs";
 import { ACTIVITY_LOG_STREAM, WEBHOOK } from "./fixtures/webhooks";
 import { GET as webhooksGet, POST as webhookPost } from "@/app/api/v1/webhook/route";
 import { GET as webhookGet } from "@/app/api/v1/webhook/[id]/route";
@@ -224,19 +225,29 @@ describe("routes of features not built yet answer like an unused defguard", () =
     expect(res.text).toBe("");
   });
 
-  it("GET /user/{u}/auth_key, /user/{u}/api_token → []", async () => {
-    const answers = [
-      await call(authKeysGet, { jar: alice, params: { username: "alice" } }),
-      await call(apiTokensGet, { jar: alice, params: { username: "alice" } }),
-    ];
-    for (const res of answers) {
-      expect(res.status, res.text).toBe(200);
-      expect(res.json).toEqual([]);
-    }
-    expectShape(answers[1].json, [API_TOKEN]);
+});
+
+describe("API tokens and authentication keys", () => {
+  it("GET /user/{u}/api_token: [{id, name, created_at}] (404 {msg} for an unknown user)", async () => {
+    const made = await call(apiTokenPost, { method: "POST", jar: admin, params: { username: "root" }, body: { name: "contract" } });
+    expect(made.status, made.text).toBe(201);
+    expectShape(made.json, { token: "string" });
+    const res = await call(apiTokensGet, { jar: admin, params: { username: "root" } });
+    expect(res.status, res.text).toBe(200);
+    expectShape(res.json, [API_TOKEN]);
     const missing = await call(apiTokensGet, { jar: admin, params: { username: "nobody-here" } });
     expect(missing.status).toBe(404);
     expectShape(missing.json, ERROR);
+  });
+
+  it("GET /user/{u}/auth_key: [AuthenticationKeyInfo] ([] without keys)", async () => {
+    const empty = await call(authKeysGet, { jar: alice, params: { username: "alice" } });
+    expect(empty.status, empty.text).toBe(200);
+    expect(empty.json).toEqual([]);
+    const made = await call(authKeyPost, { method: "POST", jar: alice, params: { username: "alice" }, body: { name: "laptop", key_type: "ssh", key: SSH_ED25519 } });
+    expect(made.status, made.text).toBe(201);
+    const res = await call(authKeysGet, { jar: alice, params: { username: "alice" } });
+    expectShape(res.json, [alsoNull(AUTH_KEY, ["yubikey_serial", "yubikey_id", "yubikey_name"])]);
   });
 });
 

@@ -11,3 +11,4 @@ export * from "./jobs";
 export * from "./oidc";
 export * from "./outbox";
 export * from "./acl";
+export * from "./keys";

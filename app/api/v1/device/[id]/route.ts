@@ -5,12 +5,12 @@ import { parseId } from "@/lib/validation";
 
 // One dynamic segment serves two API paths: POST /device/{username} and GET/PUT/DELETE /device/{id}.
 
+const who = (c: { caller: { user: { id: number }; isAdmin: boolean } | null }) => ({ userId: c.caller!.user.id, isAdmin: c.caller!.isAdmin });
+
 /** POST /device/{username}: add a device for a user → 201 {device, configs}. */
 export const POST = route({ access: "self-or-admin", self: "id", body: deviceSchema }, async (ctx) =>
-  json(await createUserDevice(actorOf(ctx), ctx.params.id, ctx.body), { status: 201 }),
+  json(await createUserDevice(actorOf(ctx), ctx.params.id, ctx.body, who(ctx)), { status: 201 }),
 );
-
-const who = (c: { caller: { user: { id: number }; isAdmin: boolean } | null }) => ({ userId: c.caller!.user.id, isAdmin: c.caller!.isAdmin });
 
 export const GET = route({ access: "user" }, async (ctx) => getDevice(parseId(ctx.params.id), who(ctx)));
 
