@@ -64,6 +64,15 @@ const OUR_EVENTS = [
   "open_id_app_consent_revoked",
   "user_login_open_id_app",
   "open_id_keys_rotated",
+  // defguard 1.6 logs no ACL events; ours, named like its other events.
+  "acl_rule_added",
+  "acl_rule_modified",
+  "acl_rule_removed",
+  "acl_rules_applied",
+  "acl_alias_added",
+  "acl_alias_modified",
+  "acl_alias_removed",
+  "acl_aliases_applied",
 ];
 
 let admin: Jar;
