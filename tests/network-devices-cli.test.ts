@@ -252,6 +252,7 @@ describe("POST /enrollment/start", () => {
         username: "root",
         enterprise_enabled: true,
         disable_all_traffic: false,
+        client_traffic_policy: 0,
       },
       settings: { vpn_setup_optional: true, only_client_activation: false, admin_device_management: false, smtp_configured: false, mfa_required: false },
     });
