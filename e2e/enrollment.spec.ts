@@ -1,0 +1,123 @@
+/**
+ * Enrolment in Chromium, from the admin's start to a working configuration: the admin starts
+ * the enrolment of a user created without a password (e-mail to a local SMTP sink), the user
+ * opens the e-mailed link, sets a password, adds a device with keys made in the browser, and
+ * gets the welcome page with the configuration, its QR code and the download. The private key
+ * in the configuration belongs to the public key the console stored; the new password signs in;
+ * the link does not work twice.
+ */
+import { createPrivateKey, createPublicKey } from "node:crypto";
+import { expect, test } from "@playwright/test";
+import { ApiClient, apiClient, createLocation, signIn, suffix } from "./support";
+import { startSmtpSink, type SmtpSink } from "./smtp-sink";
+
+const PASSWORD = "Enr0l-in-Chromium!";
+
+/** The token of the enrolment link in a raw message (quoted-printable soft breaks and =3D undone). */
+function linkToken(raw: string): string {
+  const text = raw.replace(/=\r?\n/g, "").replace(/=3D/gi, "=");
+  const m = /\/enroll\?token=([A-Za-z0-9_-]+)/.exec(text);
+  if (!m) throw new Error("no enrolment link in the e-mail");
+  return m[1];
+}
+
+/** The X25519 public key of a WireGuard private key (both base64), through a PKCS#8 wrapping. */
+function publicKeyOf(privateKey: string): string {
+  const der = Buffer.concat([Buffer.from("302e020100300506032b656e04220420", "hex"), Buffer.from(privateKey, "base64")]);
+  const pub = createPublicKey(createPrivateKey({ key: der, format: "der", type: "pkcs8" }));
+  return (pub.export({ format: "der", type: "spki" }) as Buffer).subarray(-32).toString("base64");
+}
+
+test.describe("enrollment", () => {
+  let sink: SmtpSink;
+  let admin: ApiClient;
+
+  test.beforeAll(async () => {
+    sink = await startSmtpSink();
+    admin = await apiClient();
+    await admin.ok(
+      admin.patch("/api/v1/settings", { smtp_server: "127.0.0.1", smtp_port: sink.port, smtp_encryption: "None", smtp_sender: "console@example.com" }),
+    );
+  });
+
+  test.afterAll(async () => {
+    await admin.patch("/api/v1/settings", { smtp_server: null, smtp_port: null, smtp_sender: null });
+    await admin.dispose();
+    await sink.close();
+  });
+
+  test("from the e-mailed link to a working configuration", async ({ page }) => {
+    const sfx = suffix();
+    const username = `enrol-${sfx}`;
+    const location = await createLocation(admin, { name: `Enrol ${sfx}`, address: `10.${150 + Math.floor(Math.random() * 50)}.7.1/24` });
+    await admin.ok(admin.post("/api/v1/user", { username, first_name: "Edna", last_name: "Enrol", email: `${username}@example.com` }), 201);
+
+    const index = sink.messages.length;
+    const started = await admin.ok<{ enrollment_token: string; enrollment_url: string }>(
+      admin.post(`/api/v1/user/${username}/start_enrollment`, { send_enrollment_notification: true, email: `${username}@example.com` }),
+      201,
+    );
+    const mail = await sink.next(index);
+    expect(mail.to).toEqual([`${username}@example.com`]);
+    const token = linkToken(mail.raw);
+    expect(token).toBe(started.enrollment_token);
+
+    // The link: the token is filled in.
+    await page.goto(`/enroll?token=${encodeURIComponent(token)}`);
+    await expect(page.getByTestId("enroll-token")).toHaveValue(token);
+    await page.getByTestId("enroll-start").click();
+
+    // Password: the rules apply in the page.
+    await expect(page.getByTestId("enroll-password-form")).toContainText(username);
+    await page.getByTestId("enroll-password").fill("weak");
+    await page.getByTestId("enroll-confirm").fill("weak");
+    await page.getByTestId("enroll-password-next").click();
+    await expect(page.getByTestId("enroll-password-form")).toBeVisible();
+    await page.getByTestId("enroll-password").fill(PASSWORD);
+    await page.getByTestId("enroll-confirm").fill(PASSWORD);
+    await page.getByTestId("enroll-password-next").click();
+
+    // Device with keys made in the browser.
+    await page.getByTestId("enroll-device-name").fill("edna-laptop");
+    await page.getByTestId("enroll-device-submit").click();
+
+    const done = page.getByTestId("enroll-done");
+    await expect(done).toBeVisible();
+    await expect(page.getByTestId("enroll-welcome")).toContainText("Edna");
+    const panel = done.locator(`[data-testid="config-panel"][data-location="${location.name}"]`);
+    await expect(panel).toBeVisible();
+    await expect(panel.getByTestId("config-qr")).toBeVisible();
+    const config = (await panel.getByTestId("device-config").textContent()) ?? "";
+    expect(config).toContain("[Interface]");
+    expect(config).toContain(`PublicKey = ${location.pubkey}`);
+    const privateKey = /PrivateKey\s*=\s*([A-Za-z0-9+/]{43}=)/.exec(config)?.[1];
+    expect(privateKey, config).toBeTruthy();
+
+    // The download is exactly the configuration.
+    const [download] = await Promise.all([page.waitForEvent("download"), panel.getByTestId("code-download").click()]);
+    expect(download.suggestedFilename()).toMatch(/\.conf$/);
+
+    // The console stored the public key of that private key, and the user is enrolled.
+    const details = await admin.ok<{ user: { enrolled: boolean }; devices: { name: string; wireguard_pubkey: string }[] }>(admin.get(`/api/v1/user/${username}`));
+    expect(details.user.enrolled).toBe(true);
+    const device = details.devices.find((d) => d.name === "edna-laptop");
+    expect(device?.wireguard_pubkey).toBe(publicKeyOf(privateKey!));
+
+    // The new password signs in.
+    await page.getByTestId("enroll-to-login").click();
+    await signIn(page, username, PASSWORD);
+    await expect(page).toHaveURL(/\/me/);
+
+    // The link works once.
+    const again = await page.context().request.post("/api/v1/enrollment/start", { data: { token } });
+    expect(again.status()).toBe(401);
+    expect(await again.json()).toMatchObject({ error: "token already used" });
+  });
+
+  test("an unknown token is refused on the first step", async ({ page }) => {
+    await page.goto("/enroll?token=no-such-token");
+    await page.getByTestId("enroll-start").click();
+    await expect(page.getByText("invalid token")).toBeVisible();
+    await expect(page.getByTestId("enroll-token-form")).toBeVisible();
+  });
+});
