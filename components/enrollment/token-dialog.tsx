@@ -7,7 +7,6 @@ import { zodResolver } from "@hookform/resolvers/zod";
 import { z } from "zod";
 import { AlertTriangle } from "lucide-react";
 import { api, ApiBadRequestError } from "@/lib/api/client";
-import type { UserInfo } from "@/lib/api/types";
 import { emailSchema } from "@/lib/validation";
 import { useCodeBlockLabels } from "@/components/devices/config-result";
 import { Button } from "@/components/ui/button";
@@ -70,7 +69,15 @@ function IssuedToken({ kind, issued }: { kind: TokenKind; issued: Issued }) {
  * "Start enrollment" (a user without a password) or "Desktop activation" (an enrolled user):
  * optionally e-mail the token, then show URL, token and QR code once.
  */
-export function EnrollmentTokenDialog({ user, kind, onOpenChange }: { user: UserInfo; kind: TokenKind; onOpenChange: (open: boolean) => void }) {
+export function EnrollmentTokenDialog({
+  user,
+  kind,
+  onOpenChange,
+}: {
+  user: { username: string; email: string };
+  kind: TokenKind;
+  onOpenChange: (open: boolean) => void;
+}) {
   const t = useTranslations("enrollToken");
   const [issued, setIssued] = useState<Issued | null>(null);
   const form = useForm({ resolver: zodResolver(schema), defaultValues: { send: false, email: user.email } });
