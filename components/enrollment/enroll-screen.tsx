@@ -12,6 +12,7 @@ import { passwordSchema, phoneSchema, requiredOrType, V } from "@/lib/validation
 import { deviceNameSchema } from "@/lib/devices/schema";
 import { AuthFrame } from "@/components/login/login-screen";
 import { ConfigResult } from "@/components/devices/config-result";
+import { Markdown } from "./markdown";
 import { generateKeyPair, isValidKey } from "@/components/devices/wg-keys";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
@@ -241,9 +242,7 @@ export function EnrollScreen({ initialToken }: { initialToken: string }) {
             </p>
           )}
           {!enrolled && info.final_page_content && (
-            <div className="whitespace-pre-wrap rounded-md bg-subtle px-4 py-3 text-sm" data-testid="enroll-welcome">
-              {info.final_page_content}
-            </div>
+            <Markdown source={info.final_page_content} className="rounded-md bg-subtle px-4 py-3 text-sm" data-testid="enroll-welcome" />
           )}
           {result && (
             <ConfigResult

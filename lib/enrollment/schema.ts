@@ -60,3 +60,14 @@ export const passwordResetResetSchema = z.object({
   password: passwordSchema,
   token: token.nullish().transform((v) => v || null),
 });
+
+/**
+ * POST /mail/test_welcome {to, subject?, content}: the welcome e-mail as drafted on the
+ * enrolment settings page (Markdown), sent to `to` with the sender's own details filled in.
+ */
+export const welcomeTestSchema = z.object({
+  to: emailSchema,
+  subject: z.string({ error: V.invalidType }).trim().max(256, { error: V.tooLong }).nullish(),
+  content: z.string(requiredOrType).max(100_000, { error: V.tooLong }),
+});
+export type WelcomeTestInput = z.infer<typeof welcomeTestSchema>;

@@ -19,7 +19,7 @@ import { assertKeyFree, insertNetworkDevice } from "../devices/network";
 import { deviceNameSchema } from "../devices/schema";
 import type { LocationRow } from "../locations/service";
 import type { NetworkDeviceCliInput } from "../devices/schema";
-import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, StartUserEnrollmentInput } from "./schema";
+import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
 import { desktopStartMail, enrollmentStartMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
 
 /**
@@ -384,6 +384,22 @@ export async function startDesktopActivation(
       await sendMail({ to: email, ...desktopStartMail({ instanceName: s.instanceName, url: publicUrl(), token, expiresAt, name: personName({ firstName: u.firstName, lastName: u.lastName, username: u.username }) }) });
     }
     return { enrollment_token: token, enrollment_url: publicUrl() };
+  });
+}
+
+/**
+ * POST /mail/test_welcome: the drafted welcome e-mail, with the sender standing in for both the
+ * new user and the admin, to `to`. Logged as a test message; a failed send answers 503.
+ */
+export async function sendWelcomeTest(actor: Actor, input: WelcomeTestInput): Promise<void> {
+  const s = await getSettings();
+  if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+  await transaction(async (tx) => {
+    const me = actor.userId !== null ? await userRow(tx, actor.userId) : undefined;
+    if (!me) throw unauthorized("not signed in");
+    const draft = { ...s, enrollmentUseWelcomeMessageAsEmail: false, enrollmentWelcomeEmail: input.content, enrollmentWelcomeEmailSubject: input.subject || null };
+    await recordActivity(tx, actor, { event: "smtp_test_sent", description: `Test welcome e-mail sent to ${input.to}` });
+    await sendMail({ to: input.to, ...welcomeMail(draft, welcomeContext(me, me), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) });
   });
 }
 

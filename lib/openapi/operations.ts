@@ -27,6 +27,7 @@ import {
   passwordResetStartSchema,
   pollSchema,
   startUserEnrollmentSchema,
+  welcomeTestSchema,
 } from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
@@ -74,6 +75,7 @@ export const OPERATIONS: Operation[] = [
   { method: "PUT", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update settings" },
   { method: "PATCH", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update some settings" },
   { method: "POST", path: "/mail/test", tag: "settings", access: "admin", body: testMailSchema, summary: "Send a test e-mail through the configured SMTP server" },
+  { method: "POST", path: "/mail/test_welcome", tag: "settings", access: "admin", body: welcomeTestSchema, summary: "Send the drafted enrolment welcome e-mail (Markdown) as a test" },
   { method: "GET", path: "/settings_enterprise", tag: "settings", access: "user", summary: "Enterprise settings: {admin_device_management, client_traffic_policy, only_client_activation}" },
   { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
   { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence details: {license_info} (null without a licence key)" },
