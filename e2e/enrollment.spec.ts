@@ -114,6 +114,42 @@ test.describe("enrollment", () => {
     expect(await again.json()).toMatchObject({ error: "token already used" });
   });
 
+  test("password reset by e-mail link through the public pages", async ({ page }) => {
+    const username = `reset-${suffix()}`;
+    await admin.ok(
+      admin.post("/api/v1/user", { username, first_name: "Rita", last_name: "Reset", email: `${username}@example.com`, password: "Old-Passw0rd!" }),
+      201,
+    );
+    await page.goto("/login");
+    await page.getByTestId("login-forgot").click();
+    await expect(page).toHaveURL(/\/password-reset/);
+    const index = sink.messages.length;
+    await page.getByTestId("password-reset-email").fill(`${username}@example.com`);
+    await page.getByTestId("password-reset-request").click();
+    await expect(page.getByTestId("password-reset-sent")).toBeVisible();
+    const mail = await sink.next(index);
+    const text = mail.raw.replace(/=\r?\n/g, "").replace(/=3D/gi, "=");
+    const token = /\/password-reset\?token=([A-Za-z0-9_-]+)/.exec(text)?.[1];
+    expect(token).toBeTruthy();
+
+    await page.goto(`/password-reset?token=${token}`);
+    await page.getByTestId("password-reset-password").fill("New-Passw0rd!");
+    await page.getByTestId("password-reset-confirm").fill("New-Passw0rd!");
+    await page.getByTestId("password-reset-submit").click();
+    await expect(page.getByTestId("password-reset-done")).toBeVisible();
+    await page.getByTestId("password-reset-login").click();
+    await signIn(page, username, "New-Passw0rd!");
+    await expect(page).toHaveURL(/\/me/);
+
+    // The three steps are in the activity log, and the link works once.
+    const log = await admin.ok<{ data: { event: string }[] }>(admin.get(`/api/v1/activity_log?username=${username}`));
+    const events = log.data.map((e) => e.event);
+    for (const e of ["password_reset_requested", "password_reset_started", "password_reset_completed"]) expect(events).toContain(e);
+    await page.context().clearCookies();
+    await page.goto(`/password-reset?token=${token}`);
+    await expect(page.getByTestId("password-reset-invalid")).toBeVisible();
+  });
+
   test("an unknown token is refused on the first step", async ({ page }) => {
     await page.goto("/enroll?token=no-such-token");
     await page.getByTestId("enroll-start").click();

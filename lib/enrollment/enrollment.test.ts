@@ -16,6 +16,7 @@ import { POST as createDevicePost } from "@/app/api/v1/enrollment/create_device/
 import { POST as networkInfoPost } from "@/app/api/v1/enrollment/network_info/route";
 import { POST as pollPost } from "@/app/api/v1/poll/route";
 import { POST as authPost } from "@/app/api/v1/auth/route";
+import { POST as welcomeTestPost } from "@/app/api/v1/mail/test_welcome/route";
 import { publicUrl } from "@/lib/config";
 import { sha256hex } from "@/lib/crypto";
 import { instanceId } from "./service";
@@ -366,5 +367,25 @@ describe("POST /user/{username}/start_desktop", () => {
     } finally {
       await query("update settings set admin_device_management = false where id = 1");
     }
+  });
+});
+
+describe("POST /mail/test_welcome", () => {
+  it("sends the drafted welcome e-mail with the placeholders filled in; admin only; bad address 400", async () => {
+    const n = sink.messages.length;
+    const body = { to: "preview@example.com", subject: "Hi {{ first_name }}", content: "Welcome **{{ first_name }}** at {{ defguard_url }}" };
+    const res = await call(welcomeTestPost as Handler, { method: "POST", path: "/api/v1/mail/test_welcome", jar: admin, body });
+    expect(res.status, res.text).toBe(200);
+    const mail = await sink.next(n);
+    expect(mail.to).toEqual(["preview@example.com"]);
+    expect(mail.subject).toBe("Hi {{ first_name }}");
+    expect(mail.raw).toContain("Welcome **Rob**");
+    expect(mail.raw).toContain(publicUrl());
+    const staff = await signIn("staffer");
+    expect((await call(welcomeTestPost as Handler, { method: "POST", path: "/api/v1/mail/test_welcome", jar: staff, body })).status).toBe(403);
+    const bad = await call(welcomeTestPost as Handler, { method: "POST", path: "/api/v1/mail/test_welcome", jar: admin, body: { ...body, to: "nope" } });
+    expect(bad.status).toBe(400);
+    expect(bad.json.field).toBe("to");
+    expect(sink.messages.length).toBe(n + 1);
   });
 });
