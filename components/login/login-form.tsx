@@ -158,7 +158,13 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
           <Button data-testid="login-submit" type="submit" size="lg" loading={busy} className="mt-2 w-full">
             {t("submit")}
           </Button>
-          <Link href="/password-reset" className="text-center text-sm text-fg-muted hover:text-fg hover:underline" data-testid="login-forgot">
+          {/* Keeps the focus where it is: a blur would show "required" above and move the link away from the pointer. */}
+          <Link
+            href="/password-reset"
+            onMouseDown={(e) => e.preventDefault()}
+            className="text-center text-sm text-fg-muted hover:text-fg hover:underline"
+            data-testid="login-forgot"
+          >
             {tr("forgot")}
           </Link>
         </fieldset>
