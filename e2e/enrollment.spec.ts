@@ -8,7 +8,7 @@
  */
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { ApiClient, apiClient, createLocation, signIn, suffix } from "./support";
+import { ApiClient, apiClient, createLocation, signIn, signInAdmin, suffix } from "./support";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink";
 
 const PASSWORD = "Enr0l-in-Chromium!";
@@ -87,6 +87,7 @@ test.describe("enrollment", () => {
     const panel = done.locator(`[data-testid="config-panel"][data-location="${location.name}"]`);
     await expect(panel).toBeVisible();
     await expect(panel.getByTestId("config-qr")).toBeVisible();
+    await page.screenshot({ path: "test-results/enroll-done.png", fullPage: true });
     const config = (await panel.getByTestId("device-config").textContent()) ?? "";
     expect(config).toContain("[Interface]");
     expect(config).toContain(`PublicKey = ${location.pubkey}`);
@@ -148,6 +149,51 @@ test.describe("enrollment", () => {
     await page.context().clearCookies();
     await page.goto(`/password-reset?token=${token}`);
     await expect(page.getByTestId("password-reset-invalid")).toBeVisible();
+  });
+
+  test("admin: add a user with enrollment enabled, the token dialog with its QR code", async ({ page }) => {
+    const username = `enrui-${suffix()}`;
+    await signInAdmin(page);
+    await page.goto("/users");
+    await page.getByTestId("add-user").click();
+    const dialog = page.getByTestId("add-user-dialog");
+    await dialog.getByTestId("add-user-username").fill(username);
+    await dialog.getByTestId("add-user-first-name").fill("Uma");
+    await dialog.getByTestId("add-user-last-name").fill("Ui");
+    await dialog.getByTestId("add-user-email").fill(`${username}@example.com`);
+    await dialog.getByTestId("add-user-enable-enrollment").click();
+    await expect(dialog.getByTestId("add-user-password")).toHaveCount(0);
+    await dialog.getByTestId("add-user-submit").click();
+    const index = sink.messages.length;
+    await page.getByTestId("enroll-token-send").click();
+    await page.getByTestId("enroll-token-generate").click();
+    const issued = page.getByTestId("enroll-token-issued");
+    await expect(issued).toBeVisible();
+    await expect(issued.getByTestId("enroll-token-qr")).toBeVisible();
+    // The block's text also holds its label and copy button: the token is the 43-character run.
+    const token = /[A-Za-z0-9_-]{43}/.exec((await issued.getByTestId("enroll-token-value").textContent()) ?? "")?.[0] ?? "";
+    expect(token).not.toBe("");
+    await page.screenshot({ path: "test-results/enroll-token-dialog.png" });
+    const mail = await sink.next(index);
+    expect(mail.to).toEqual([`${username}@example.com`]);
+    expect(mail.raw).toContain(token);
+    await page.getByTestId("enroll-token-done").click();
+    await expect(issued).toHaveCount(0);
+  });
+
+  test("admin: enrollment settings with a live Markdown preview, saved", async ({ page }) => {
+    await signInAdmin(page);
+    await page.goto("/enrollment");
+    const text = `# Welcome {{ first_name }}\n\nRead **the rules** ${suffix()}`;
+    await page.getByTestId("enrollment-welcome-message").fill(text);
+    await expect(page.getByTestId("enrollment-welcome-message-preview").locator("strong")).toHaveText("the rules");
+    await page.getByTestId("enrollment-vpn-optional").click();
+    await page.screenshot({ path: "test-results/enroll-settings.png", fullPage: true });
+    await page.getByTestId("enrollment-save").click();
+    await expect.poll(async () => (await admin.ok<{ enrollment_welcome_message: string }>(admin.get("/api/v1/settings"))).enrollment_welcome_message).toBe(text);
+    const s = await admin.ok<{ enrollment_vpn_step_optional: boolean }>(admin.get("/api/v1/settings"));
+    expect(s.enrollment_vpn_step_optional).toBe(false);
+    await admin.ok(admin.patch("/api/v1/settings", { enrollment_vpn_step_optional: true, enrollment_welcome_message: null }));
   });
 
   test("an unknown token is refused on the first step", async ({ page }) => {
