@@ -170,13 +170,14 @@ test.describe("enrollment", () => {
     const issued = page.getByTestId("enroll-token-issued");
     await expect(issued).toBeVisible();
     await expect(issued.getByTestId("enroll-token-qr")).toBeVisible();
-    // The block's text also holds its label and copy button: the token is the 43-character run.
-    const token = /[A-Za-z0-9_-]{43}/.exec((await issued.getByTestId("enroll-token-value").textContent()) ?? "")?.[0] ?? "";
+    // The token as the page link carries it (the blocks' text also holds their labels).
+    const token = /token=([A-Za-z0-9_-]{43})/.exec((await issued.getByTestId("enroll-token-link").textContent()) ?? "")?.[1] ?? "";
     expect(token).not.toBe("");
+    await expect(issued.getByTestId("enroll-token-value")).toContainText(token);
     await page.screenshot({ path: "test-results/enroll-token-dialog.png" });
     const mail = await sink.next(index);
     expect(mail.to).toEqual([`${username}@example.com`]);
-    expect(mail.raw).toContain(token);
+    expect(linkToken(mail.raw)).toBe(token);
     await page.getByTestId("enroll-token-done").click();
     await expect(issued).toHaveCount(0);
   });
