@@ -46,6 +46,15 @@ export function enrollmentTokenTimeout(): number {
   return Number.isInteger(n) && n > 0 ? n : 86400;
 }
 
+/**
+ * How long an enrolment session lasts once a token opened it, in seconds (default ten
+ * minutes, as defguard's `enrollment_session_timeout`).
+ */
+export function enrollmentSessionTimeout(): number {
+  const n = Number(process.env.DEFGUARD_ENROLLMENT_SESSION_TIMEOUT);
+  return Number.isInteger(n) && n > 0 ? n : 600;
+}
+
 export function cookieSecure(): boolean {
   const v = (process.env.DEFGUARD_COOKIE_INSECURE || "").toLowerCase();
   return !(v === "1" || v === "true" || v === "yes");

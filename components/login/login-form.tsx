@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useState, useSyncExternalStore } from "react";
+import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { useForm } from "react-hook-form";
@@ -54,6 +55,7 @@ interface LoginFormProps {
 /** Password step, then (201) the second-factor step in the same card. */
 export function LoginForm({ returnTo, name }: LoginFormProps) {
   const t = useTranslations("login");
+  const tr = useTranslations("passwordReset");
   const router = useRouter();
   const client = useQueryClient();
   const { fromServer } = useValidationMessages();
@@ -155,6 +157,15 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
           <Button data-testid="login-submit" type="submit" size="lg" loading={busy} className="mt-2 w-full">
             {t("submit")}
           </Button>
+          {/* Keeps the focus where it is: a blur would show "required" above and move the link away from the pointer. */}
+          <Link
+            href="/password-reset"
+            onMouseDown={(e) => e.preventDefault()}
+            className="text-center text-sm text-fg-muted hover:text-fg hover:underline"
+            data-testid="login-forgot"
+          >
+            {tr("forgot")}
+          </Link>
         </fieldset>
       </form>
     </>

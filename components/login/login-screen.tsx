@@ -20,8 +20,11 @@ export function LoginScreen({ returnTo }: { returnTo: string | null }) {
   );
 }
 
-/** The signed-out pages' frame: language switch in the corner, main logo and instance name above a card. */
-export function AuthFrame({ children }: { children: ReactNode }) {
+/**
+ * The signed-out pages' frame: language switch in the corner, main logo and instance name above
+ * a card. `wide` makes room for content such as a device configuration with its QR code.
+ */
+export function AuthFrame({ children, wide = false }: { children: ReactNode; wide?: boolean }) {
   const { name, mainLogo } = useBranding();
   return (
     <div className="flex min-h-dvh flex-col">
@@ -29,7 +32,7 @@ export function AuthFrame({ children }: { children: ReactNode }) {
         <LanguageSwitch className="w-36" />
       </header>
       <main className="flex flex-1 flex-col items-center px-4 pb-16 pt-4 md:justify-center md:pt-0">
-        <div className="w-full max-w-sm">
+        <div className={wide ? "w-full max-w-3xl" : "w-full max-w-sm"}>
           <div className="mb-8 flex flex-col items-center gap-4 text-center">
             <img src={mainLogo} alt="" className="max-h-[100px] max-w-[250px] object-contain" />
             <p className="text-sm font-medium text-fg-muted">{name}</p>

@@ -66,7 +66,7 @@ export const NAV: readonly NavEntry[] = [
   { key: "openid", href: "/openid", icon: Boxes, adminOnly: true, ready: true, placement: "main", module: "openid_enabled" },
   { key: "webhooks", href: "/webhooks", icon: Webhook, adminOnly: true, ready: true, placement: "main", module: "webhooks_enabled" },
   { key: "provisioners", href: "/provisioners", icon: FileKey, adminOnly: true, ready: false, placement: "main", module: "worker_enabled" },
-  { key: "enrollment", href: "/enrollment", icon: UserPlus, adminOnly: true, ready: false, placement: "main" },
+  { key: "enrollment", href: "/enrollment", icon: UserPlus, adminOnly: true, ready: true, placement: "main" },
   { key: "activity", href: "/activity", icon: Activity, adminOnly: false, ready: true, placement: "main" },
   { key: "settings", href: "/settings", icon: Settings, adminOnly: true, ready: true, placement: "main" },
   { key: "support", href: "/support", icon: LifeBuoy, adminOnly: true, ready: false, placement: "main" },

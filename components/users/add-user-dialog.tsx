@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useTranslations } from "next-intl";
 import { useForm, useWatch } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
@@ -13,6 +13,8 @@ import { createUserSchema } from "@/lib/users/schema";
 import { passwordSchema, usernameSchema } from "@/lib/validation";
 import { useValidationMessages } from "@/components/forms/messages";
 import { displayName } from "@/components/shell/user-avatar";
+import { EnrollmentTokenDialog } from "@/components/enrollment/token-dialog";
+import { Checkbox } from "@/components/ui/checkbox";
 import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
@@ -81,9 +83,15 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
   const username = useWatch({ control: form.control, name: "username" }) ?? "";
   const password = useWatch({ control: form.control, name: "password" }) ?? "";
   const availability = useUsernameAvailability(username);
+  /** "Enable enrollment": no password now; the enrolment token dialog opens for the new user. */
+  const [enroll, setEnroll] = useState(false);
+  const [enrollFor, setEnrollFor] = useState<{ username: string; email: string } | null>(null);
 
   useEffect(() => {
-    if (open) form.reset(EMPTY);
+    if (open) {
+      form.reset(EMPTY);
+      setEnroll(false);
+    }
   }, [open, form]);
 
   const create = useSubmit(form, {
@@ -94,13 +102,14 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
         last_name: v.last_name,
         email: v.email,
         phone: v.phone ?? undefined,
-        password: v.password || undefined,
+        password: (!enroll && v.password) || undefined,
       }),
     onSuccess: async (user, v) => {
       toast.success(t("created", { name: displayName(user) }), {
-        subMessage: v.password ? undefined : t("createdForEnrollment"),
+        subMessage: v.password && !enroll ? undefined : t("createdForEnrollment"),
       });
       onOpenChange(false);
+      if (enroll) setEnrollFor({ username: user.username, email: user.email });
       await client.invalidateQueries({ queryKey: userKeys.all });
     },
     errorText: serverError,
@@ -129,6 +138,7 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
     );
 
   return (
+    <>
     <Dialog open={open} onOpenChange={(next) => !create.pending && onOpenChange(next)}>
       <DialogContent data-testid="add-user-dialog" title={t("title")} description={t("description")} className="max-w-lg">
         <form noValidate onSubmit={create.onSubmit} className="flex flex-col gap-4">
@@ -165,10 +175,23 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
               <Input data-testid="add-user-phone" type="tel" autoComplete="off" {...form.register("phone")} />
             </Field>
           </div>
-          <Field label={t("password")} error={fromKey(errors.password?.message)} hint={t("passwordHint")}>
-            <Input data-testid="add-user-password" type="password" autoComplete="new-password" {...form.register("password")} />
-          </Field>
-          {!password && (
+          <label className="flex items-center gap-2 text-sm">
+            <Checkbox
+              checked={enroll}
+              onCheckedChange={(c) => {
+                setEnroll(c === true);
+                if (c === true) form.setValue("password", "", { shouldValidate: false });
+              }}
+              data-testid="add-user-enable-enrollment"
+            />
+            {t("enableEnrollment")}
+          </label>
+          {!enroll && (
+            <Field label={t("password")} error={fromKey(errors.password?.message)} hint={t("passwordHint")}>
+              <Input data-testid="add-user-password" type="password" autoComplete="new-password" {...form.register("password")} />
+            </Field>
+          )}
+          {(enroll || !password) && (
             <p className="flex items-start gap-2 rounded-md bg-info-subtle px-3 py-2 text-xs text-fg" data-testid="enrollment-note">
               <Info className="mt-px size-3.5 shrink-0 text-info" aria-hidden />
               {t("enrollmentNote")}
@@ -178,5 +201,7 @@ export function AddUserDialog({ open, onOpenChange }: { open: boolean; onOpenCha
         </form>
       </DialogContent>
     </Dialog>
+    {enrollFor && <EnrollmentTokenDialog user={enrollFor} kind="enrollment" onOpenChange={(o) => !o && setEnrollFor(null)} />}
+    </>
   );
 }

@@ -2,12 +2,14 @@
 
 import Link from "next/link";
 import { useTranslations } from "next-intl";
+import { useEffect } from "react";
+import { useMutation } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { z } from "zod";
 import { CircleCheck, LinkIcon } from "lucide-react";
 import { api, ApiBadRequestError } from "@/lib/api/client";
-import { passwordSchema, requiredOrType, V } from "@/lib/validation";
+import { emailSchema, passwordSchema, requiredOrType, V } from "@/lib/validation";
 import { AuthFrame } from "@/components/login/login-screen";
 import { useValidationMessages } from "@/components/forms/messages";
 import { Button } from "@/components/ui/button";
@@ -51,15 +53,73 @@ function Outcome({ tone, title, text, testId }: { tone: "success" | "error"; tit
   );
 }
 
-/** The e-mailed reset link: a new password twice, POST /password_reset, then on to the login page. */
+/**
+ * Without a token: ask for a reset link by e-mail (POST /password-reset/request; the same
+ * answer whether or not the address is known).
+ */
+function RequestLink() {
+  const t = useTranslations("passwordReset");
+  const { fromKey } = useValidationMessages();
+  const form = useForm<{ email: string }>({ resolver: zodResolver(z.object({ email: emailSchema })), defaultValues: { email: "" } });
+  const request = useMutation({ mutationFn: (v: { email: string }) => api.post("/password-reset/request", v) });
+  if (request.isSuccess) {
+    return (
+      <Frame>
+        <Outcome tone="success" title={t("sentTitle")} text={t("sentText")} testId="password-reset-sent" />
+      </Frame>
+    );
+  }
+  return (
+    <Frame>
+      <h1 className="mb-1 text-xl font-semibold tracking-tight">{t("requestTitle")}</h1>
+      <p className="mb-6 text-sm text-fg-muted">{t("requestText")}</p>
+      <form
+        noValidate
+        onSubmit={form.handleSubmit((v) => !request.isPending && request.mutate(v))}
+        className="flex flex-col gap-4"
+        data-testid="password-reset-request-form"
+      >
+        {request.isError && (
+          <p role="alert" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
+            {request.error instanceof ApiBadRequestError ? request.error.msg : t("failed")}
+          </p>
+        )}
+        <Field label={t("email")} error={fromKey(form.formState.errors.email?.message)}>
+          <Input type="email" autoComplete="email" autoFocus data-testid="password-reset-email" {...form.register("email")} />
+        </Field>
+        <Button type="submit" size="lg" loading={request.isPending} className="mt-2 w-full" data-testid="password-reset-request">
+          {t("requestSubmit")}
+        </Button>
+        <Link href="/login" className="text-center text-sm text-fg-muted hover:text-fg hover:underline">
+          {t("backToLogin")}
+        </Link>
+      </form>
+    </Frame>
+  );
+}
+
+/**
+ * The e-mailed reset link: the token opens a reset session (POST /password-reset/start, as
+ * defguard's proxy), then a new password twice (POST /password-reset/reset), then on to the
+ * login page. Without a token: the request form.
+ */
 export function PasswordResetScreen({ token }: { token: string }) {
+  if (!token) return <RequestLink />;
+  return <ResetWithToken token={token} />;
+}
+
+function ResetWithToken({ token }: { token: string }) {
   const t = useTranslations("passwordReset");
   const { fromKey, fromServer } = useValidationMessages();
   const form = useForm<Values>({ resolver: zodResolver(schema), mode: "onTouched", defaultValues: { password: "", confirm: "" } });
   const { errors } = form.formState;
 
+  const start = useMutation({ mutationFn: () => api.post("/password-reset/start", { token }) });
+  const { mutate: startSession } = start;
+  useEffect(() => startSession(), [startSession]);
+
   const submit = useSubmit(form, {
-    mutationFn: (v) => api.post("/password_reset", { token, password: v.password }),
+    mutationFn: (v) => api.post("/password-reset/reset", { password: v.password }),
     errorText: (err) => (err instanceof ApiBadRequestError ? (fromServer(err) ?? err.msg) : t("failed")),
     fields: ["password"],
     // Anything but a refused password is said by the screen itself (an invalid link, a failure line).
@@ -69,8 +129,8 @@ export function PasswordResetScreen({ token }: { token: string }) {
 
   const message = (key: string | undefined) => (key === MISMATCH ? t("mismatch") : fromKey(key));
   const invalidLink =
-    !token ||
-    (reset.error instanceof ApiBadRequestError && (reset.error.msg === RESET_INVALID || reset.error.field === "token"));
+    start.isError ||
+    (reset.error instanceof ApiBadRequestError && (reset.error.msg === RESET_INVALID || reset.error.status === 401 || reset.error.field === "token"));
 
   if (reset.isSuccess) {
     return (
@@ -82,12 +142,7 @@ export function PasswordResetScreen({ token }: { token: string }) {
   if (invalidLink) {
     return (
       <Frame>
-        <Outcome
-          tone="error"
-          title={token ? t("invalidTitle") : t("missingTitle")}
-          text={token ? t("invalidText") : t("missingText")}
-          testId="password-reset-invalid"
-        />
+        <Outcome tone="error" title={t("invalidTitle")} text={t("invalidText")} testId="password-reset-invalid" />
       </Frame>
     );
   }
@@ -116,7 +171,7 @@ export function PasswordResetScreen({ token }: { token: string }) {
         <Field label={t("confirm")} error={message(errors.confirm?.message)}>
           <Input type="password" autoComplete="new-password" data-testid="password-reset-confirm" {...form.register("confirm")} />
         </Field>
-        <Button type="submit" size="lg" loading={reset.isPending} className="mt-2 w-full" data-testid="password-reset-submit">
+        <Button type="submit" size="lg" loading={reset.isPending} disabled={!start.isSuccess} className="mt-2 w-full" data-testid="password-reset-submit">
           {t("submit")}
         </Button>
         <Link href="/login" className="text-center text-sm text-fg-muted hover:text-fg hover:underline">

@@ -4,7 +4,7 @@ import { useState } from "react";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { useMutation, useQueryClient } from "@tanstack/react-query";
-import { Ellipsis, KeyRound, Mail, Pencil, ShieldOff, Trash2, UserCheck, UserX } from "lucide-react";
+import { Ellipsis, KeyRound, Mail, MonitorSmartphone, Pencil, ShieldOff, Trash2, UserCheck, UserPlus, UserX } from "lucide-react";
 import { api } from "@/lib/api/client";
 import type { UserInfo } from "@/lib/api/types";
 import { currentUserQuery } from "@/components/auth/use-current-user";
@@ -19,6 +19,7 @@ import {
   DropdownMenuTrigger,
 } from "@/components/ui/dropdown-menu";
 import { toast } from "@/components/ui/toaster";
+import { EnrollmentTokenDialog, type TokenKind } from "@/components/enrollment/token-dialog";
 import { ChangePasswordDialog } from "./change-password-dialog";
 import { userKeys, userPath, userUpdateBody } from "./queries";
 import { isSmtpNotConfigured, useServerError } from "./server-errors";
@@ -95,6 +96,7 @@ export function UserActionsMenu({ user, isSelf, showEdit = true, onDeleted, alig
   const t = useTranslations("users.actions");
   const [confirm, setConfirm] = useState<Confirm>(null);
   const [passwordOpen, setPasswordOpen] = useState(false);
+  const [tokenKind, setTokenKind] = useState<TokenKind | null>(null);
   const m = useUserMutations(user);
   const name = displayName(user);
 
@@ -147,6 +149,17 @@ export function UserActionsMenu({ user, isSelf, showEdit = true, onDeleted, alig
             <DropdownMenuItem disabled={!user.is_active} onSelect={() => setConfirm("reset")} data-testid="action-reset">
               <Mail aria-hidden />
               {t("resetPassword")}
+            </DropdownMenuItem>
+          )}
+          {user.enrolled ? (
+            <DropdownMenuItem disabled={!user.is_active} onSelect={() => setTokenKind("desktop")} data-testid="action-desktop">
+              <MonitorSmartphone aria-hidden />
+              {t("desktopActivation")}
+            </DropdownMenuItem>
+          ) : (
+            <DropdownMenuItem disabled={!user.is_active} onSelect={() => setTokenKind("enrollment")} data-testid="action-enrollment">
+              <UserPlus aria-hidden />
+              {t("startEnrollment")}
             </DropdownMenuItem>
           )}
           {user.mfa_enabled && (
@@ -210,6 +223,7 @@ export function UserActionsMenu({ user, isSelf, showEdit = true, onDeleted, alig
           onConfirm={m.resetPassword}
         />
       )}
+      {tokenKind && <EnrollmentTokenDialog user={user} kind={tokenKind} onOpenChange={(o) => !o && setTokenKind(null)} />}
       {passwordOpen && <ChangePasswordDialog user={user} self={isSelf} open onOpenChange={setPasswordOpen} />}
     </>
   );

@@ -155,6 +155,41 @@ async function requireUserByName(tx: Tx, username: string) {
 }
 
 /**
+ * A user device inside the caller's transaction: name and key checked, one address in every
+ * location the owner may use, the activity entry (`activity` overrides the default
+ * "device_added" entry, e.g. for enrolment) and the domain events. Returns the row and, per
+ * location, the location and the addresses.
+ */
+export async function insertUserDevice(
+  tx: Tx,
+  emit: Emit,
+  actor: Actor,
+  owner: { id: number; username: string },
+  input: DeviceInput,
+  activity?: { event: "device_added" | "enrollment_device_added"; module?: "enrollment"; description: string },
+) {
+  await assertUnique(tx, owner.id, "user", input.name, input.wireguard_pubkey);
+  const [d] = await tx
+    .insert(devices)
+    .values({ name: input.name, wireguardPubkey: input.wireguard_pubkey, userId: owner.id, description: input.description })
+    .returning();
+  const links: { loc: LocationRow; ips: string[] }[] = [];
+  for (const loc of await locationsForUser(tx, owner.id)) {
+    const ips = await assignInLocation(tx, d.id, loc);
+    links.push({ loc, ips });
+    emit({ type: "device.location.added", deviceId: d.id, locationId: loc.id });
+  }
+  await recordActivity(tx, actor, {
+    event: activity?.event ?? "device_added",
+    module: activity?.module,
+    device: d.name,
+    description: activity?.description ?? `Added device ${d.name} of ${owner.username}`,
+  });
+  emit({ type: "device.created", deviceId: d.id, userId: owner.id });
+  return { row: d, links };
+}
+
+/**
  * POST /device/{username}: the device, with one config per location it may use. `caller` is the
  * signed-in user the enterprise device rules apply to; null for trusted internal callers.
  */
@@ -162,20 +197,8 @@ export async function createUserDevice(actor: Actor, username: string, input: De
   return transaction(async (tx, emit) => {
     const { client_traffic_policy: policy } = await assertDeviceManagement(tx, caller ?? { userId: 0, isAdmin: true }, { admin: true, client: true });
     const owner = await requireUserByName(tx, username);
-    await assertUnique(tx, owner.id, "user", input.name, input.wireguard_pubkey);
-    const [d] = await tx
-      .insert(devices)
-      .values({ name: input.name, wireguardPubkey: input.wireguard_pubkey, userId: owner.id, description: input.description })
-      .returning();
-    const configs = [];
-    for (const loc of await locationsForUser(tx, owner.id)) {
-      const ips = await assignInLocation(tx, d.id, loc);
-      configs.push(deviceConfig(loc, ips, null, null, policy));
-      emit({ type: "device.location.added", deviceId: d.id, locationId: loc.id });
-    }
-    await recordActivity(tx, actor, { event: "device_added", device: d.name, description: `Added device ${d.name} of ${owner.username}` });
-    emit({ type: "device.created", deviceId: d.id, userId: owner.id });
-    return { device: await deviceById(tx, d.id), configs };
+    const { row, links } = await insertUserDevice(tx, emit, actor, owner, input);
+    return { device: await deviceById(tx, row.id), configs: links.map((l) => deviceConfig(l.loc, l.ips, null, null, policy)) };
   });
 }
 

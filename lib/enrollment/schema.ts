@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { wireguardKeySchema } from "../devices/schema";
-import { requiredOrType, V } from "../validation";
+import { emailSchema, passwordSchema, phoneSchema, requiredOrType, V } from "../validation";
 
 /** An enrolment token as sent by the client (`dg`, the desktop client, the enrolment page). */
 const token = z.string(requiredOrType).trim().min(1, { error: V.required }).max(256, { error: V.tooLong });
@@ -20,3 +20,54 @@ export const enrollmentCreateDeviceSchema = z.object({
   token: token.nullish().transform((v) => v || null),
 });
 export type EnrollmentCreateDeviceInput = z.infer<typeof enrollmentCreateDeviceSchema>;
+
+const bool = z.boolean({ error: V.invalidType });
+
+/**
+ * POST /user/{username}/start_enrollment and /start_desktop (defguard StartEnrollmentRequest):
+ * e-mail the token when asked, to `email` (start_desktop: the user's own address by default).
+ */
+export const startUserEnrollmentSchema = z.object({
+  send_enrollment_notification: bool.optional().default(false),
+  email: emailSchema.nullish().transform((v) => v || null),
+});
+export type StartUserEnrollmentInput = z.infer<typeof startUserEnrollmentSchema>;
+
+/** POST /enrollment/activate_user {phone_number, password} (defguard proxy: ActivateUserRequest). */
+export const activateUserSchema = z.object({
+  phone_number: phoneSchema,
+  password: passwordSchema,
+  token: token.nullish().transform((v) => v || null),
+});
+export type ActivateUserInput = z.infer<typeof activateUserSchema>;
+
+/** POST /enrollment/network_info {pubkey} (defguard proxy: ExistingDevice). */
+export const networkInfoSchema = z.object({
+  pubkey: wireguardKeySchema,
+  token: token.nullish().transform((v) => v || null),
+});
+export type NetworkInfoInput = z.infer<typeof networkInfoSchema>;
+
+/** POST /poll {token} (defguard proxy: InstanceInfoRequest). */
+export const pollSchema = z.object({ token });
+
+/** POST /password-reset/request {email} (defguard proxy: PasswordResetInitializeRequest). */
+export const passwordResetRequestSchema = z.object({ email: emailSchema });
+/** POST /password-reset/start {token} (PasswordResetStartRequest). */
+export const passwordResetStartSchema = z.object({ token });
+/** POST /password-reset/reset {password} (PasswordResetRequest); the token comes from the session cookie. */
+export const passwordResetResetSchema = z.object({
+  password: passwordSchema,
+  token: token.nullish().transform((v) => v || null),
+});
+
+/**
+ * POST /mail/test_welcome {to, subject?, content}: the welcome e-mail as drafted on the
+ * enrolment settings page (Markdown), sent to `to` with the sender's own details filled in.
+ */
+export const welcomeTestSchema = z.object({
+  to: emailSchema,
+  subject: z.string({ error: V.invalidType }).trim().max(256, { error: V.tooLong }).nullish(),
+  content: z.string(requiredOrType).max(100_000, { error: V.tooLong }),
+});
+export type WelcomeTestInput = z.infer<typeof welcomeTestSchema>;

@@ -1,31 +1,44 @@
 import "server-only";
-import { and, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { deviceLocations, devices, enrollmentTokens, locations, users } from "../db/schema";
+import { deviceLocations, devices, enrollmentTokens, locations, pollingTokens, users } from "../db/schema";
 import { AppError, badRequest, notFound } from "../errors";
-import { enrollmentTokenTimeout, publicUrl, secret } from "../config";
+import { enrollmentSessionTimeout, enrollmentTokenTimeout, publicUrl, secret } from "../config";
 import { hmac, randomToken, safeEqual, sha256hex } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
 import { isAdminSql } from "../auth/session";
+import { hashPassword } from "../auth/password";
 import { stripNulls } from "../api/client";
+import { zodMessage } from "../zod-message";
 import { licenseInfo } from "../enterprise/service";
-import { getSettings, readEnterpriseSettings, smtpConfigured, type EnterpriseSettings } from "../settings/service";
-import { deviceConfig } from "../devices/service";
+import { DEFAULT_WELCOME_EMAIL_SUBJECT, DEFAULT_WELCOME_MESSAGE, getSettings, readEnterpriseSettings, smtpConfigured, type EnterpriseSettings, type Settings } from "../settings/service";
+import { sendMail, SMTP_NOT_CONFIGURED } from "../mail/service";
+import { deviceConfig, insertUserDevice } from "../devices/service";
 import { assertKeyFree, insertNetworkDevice } from "../devices/network";
+import { deviceNameSchema } from "../devices/schema";
 import type { LocationRow } from "../locations/service";
 import type { NetworkDeviceCliInput } from "../devices/schema";
-import type { EnrollmentCreateDeviceInput } from "./schema";
+import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
+import { desktopStartMail, enrollmentStartMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
 
 /**
- * Enrolment tokens (stored hashed, shown once). Today one kind: "network_device", the
- * token `dg` (the defguard CLI) uses to give a network device waiting for it its public key.
+ * Enrolment tokens (stored hashed, shown once), two kinds:
  *
- * Flow, as with defguard's proxy: the admin starts the setup (POST /device/network/start_cli),
- * the CLI posts the token to /enrollment/start and gets a session cookie, then posts the public
- * key it made to /enrollment/create_device and receives the device's configuration.
+ * - "network_device": the token `dg` (the defguard CLI) uses to give a network device waiting
+ *   for it its public key. The admin starts the setup (POST /device/network/start_cli), the CLI
+ *   posts the token to /enrollment/start and gets a session cookie, then posts the public key
+ *   it made to /enrollment/create_device and receives the device's configuration.
+ * - "enrollment": a user's enrolment token (POST /user/{username}/start_enrollment, for a user
+ *   without a password) or desktop-client activation token (POST /user/{username}/start_desktop,
+ *   for an enrolled user). As in defguard, /enrollment/start opens a session of
+ *   `enrollmentSessionTimeout()` seconds (used_at, session_ends_at); within it the client may
+ *   resume with the token, add devices (/create_device), fetch a device's configuration
+ *   (/network_info) and set the password (/activate_user, which ends the session). After the
+ *   session the token is spent. A new token of a user voids the user's unused ones.
  */
 export const TOKEN_KIND_NETWORK_DEVICE = "network_device";
+export const TOKEN_KIND_ENROLLMENT = "enrollment";
 
 export const MSG = {
   invalidToken: "invalid token",
@@ -35,6 +48,21 @@ export const MSG = {
   deviceNotFound: "network device not found",
   notNetworkDevice: "device is not a network device",
   alreadyConfigured: "network device is already configured",
+  sessionExpired: "enrollment session expired: start again with the token",
+  userDisabled: "user is disabled",
+  userNotFound: "user not found",
+  alreadyActive: "user is already enrolled: start a desktop activation instead",
+  notEnrolled: "user is not enrolled yet: start the enrollment instead",
+  emailMissing: "Email notification is enabled, but email was not provided",
+  alreadyActivated: "user already activated",
+  noDeviceName: "Cannot add a new device with no name",
+  deviceDisabledUser: "can't add device to disabled user",
+  tokenNotForDevice: "enrollment token is not valid for specified device",
+  pollInvalid: "invalid token",
+  userInactive: "user inactive",
+  enterpriseRequired: "Enterprise features are not enabled",
+  notFoundDevice: "device not found",
+  adminOnly: "only an administrator can manage devices",
 } as const;
 
 const unauthorized = (msg: string) => new AppError(401, msg);
@@ -117,23 +145,31 @@ export interface EnrollmentSession {
   maxAge: number;
 }
 
-const sessionMac = (hash: string, exp: number) => hmac(secret("secretKey"), `enrollment-session:${hash}.${exp}`);
+/** What a session cookie is for; part of its MAC, so one kind cannot stand in for the other. */
+type SessionPurpose = "enrollment-session" | "password-reset-session";
 
-export function signEnrollmentSession(tokenHash: string, expiresAt: Date): EnrollmentSession {
+const sessionMac = (purpose: SessionPurpose, hash: string, exp: number) => hmac(secret("secretKey"), `${purpose}:${hash}.${exp}`);
+
+function signSession(purpose: SessionPurpose, tokenHash: string, expiresAt: Date): EnrollmentSession {
   const exp = Math.floor(expiresAt.getTime() / 1000);
-  return { value: `${tokenHash}.${exp}.${sessionMac(tokenHash, exp)}`, maxAge: Math.max(0, exp - Math.floor(Date.now() / 1000)) };
+  return { value: `${tokenHash}.${exp}.${sessionMac(purpose, tokenHash, exp)}`, maxAge: Math.max(0, exp - Math.floor(Date.now() / 1000)) };
 }
 
-/** The token hash a session cookie holds, or null when it is missing, forged or expired. */
-export function verifyEnrollmentSession(value: string | undefined): string | null {
+function verifySession(purpose: SessionPurpose, value: string | undefined): string | null {
   if (!value) return null;
   const [hash, expText, mac, extra] = value.split(".");
   if (!hash || !expText || !mac || extra !== undefined || !/^[0-9a-f]{64}$/.test(hash) || !/^\d{1,12}$/.test(expText)) return null;
   const exp = Number(expText);
-  if (!safeEqual(mac, sessionMac(hash, exp))) return null;
+  if (!safeEqual(mac, sessionMac(purpose, hash, exp))) return null;
   if (exp * 1000 <= Date.now()) return null;
   return hash;
 }
+
+export const signEnrollmentSession = (tokenHash: string, expiresAt: Date) => signSession("enrollment-session", tokenHash, expiresAt);
+/** The token hash a session cookie holds, or null when it is missing, forged or expired. */
+export const verifyEnrollmentSession = (value: string | undefined) => verifySession("enrollment-session", value);
+export const signPasswordResetSession = (tokenHash: string, expiresAt: Date) => signSession("password-reset-session", tokenHash, expiresAt);
+export const verifyPasswordResetSession = (value: string | undefined) => verifySession("password-reset-session", value);
 
 /** A token that may still be used, or the 401 saying why not. */
 function assertUsable(t: TokenRow | undefined): asserts t is TokenRow {
@@ -185,7 +221,8 @@ function proxyDeviceConfig(loc: LocationRow, ips: string[], policy: EnterpriseSe
     pubkey: c.pubkey,
     allowed_ips: c.allowed_ips.join(","),
     dns: c.dns,
-    mfa_enabled: false,
+    // Deprecated in defguard 1.5 in favour of location_mfa_mode; still read by older clients.
+    mfa_enabled: loc.mfaMode === "internal",
     keepalive_interval: c.keepalive_interval,
     location_mfa_mode: MFA_MODE_NUMBER[loc.mfaMode] ?? 1,
   };
@@ -202,33 +239,48 @@ async function userRow(tx: Tx, id: number) {
       phone: users.phone,
       isActive: users.isActive,
       enrolled: users.enrolled,
+      hasPassword: sql<boolean>`${users.passwordHash} is not null`,
       isAdmin: isAdminSql(),
     })
     .from(users)
     .where(eq(users.id, id));
   return u;
 }
+type UserRow = NonNullable<Awaited<ReturnType<typeof userRow>>>;
 
-// --------------------------------------------------------------------------- endpoints
+const personName = (u: { firstName: string; lastName: string; username: string }) => `${u.firstName} ${u.lastName}`.trim() || u.username;
 
-/**
- * POST /enrollment/start {token}: what the token is for (defguard proxy EnrollmentStartResponse)
- * and the session that lets /enrollment/create_device go on without the token.
- */
-export async function startEnrollment(token: string) {
-  const db = getDb();
-  const hash = sha256hex(token);
-  const [t] = await db.select().from(enrollmentTokens).where(eq(enrollmentTokens.tokenHash, hash));
-  assertUsable(t);
-  const [d] = await db.select().from(devices).where(eq(devices.id, t.deviceId!));
-  if (!d || d.deviceType !== "network") throw unauthorized(MSG.invalidToken);
-  if (d.configured) throw unauthorized(MSG.tokenUsed);
-  const user = await userRow(db, t.userId);
-  if (!user) throw unauthorized(MSG.invalidToken);
-  const admin = (t.adminId !== null ? await userRow(db, t.adminId) : undefined) ?? user;
-  const [s, e] = await Promise.all([getSettings(db), readEnterpriseSettings(db)]);
-  const body = stripNulls({
-    admin: { name: `${admin.firstName} ${admin.lastName}`.trim() || admin.username, phone_number: admin.phone, email: admin.email },
+/** The fields the welcome texts may use ({{ first_name }} …, as defguard's templates). */
+function welcomeContext(user: UserRow, admin: UserRow | undefined): WelcomeContext {
+  return {
+    first_name: user.firstName,
+    last_name: user.lastName,
+    username: user.username,
+    defguard_url: publicUrl(),
+    admin_first_name: admin?.firstName ?? "",
+    admin_last_name: admin?.lastName ?? "",
+    admin_email: admin?.email ?? "",
+    admin_phone: admin?.phone ?? "",
+  };
+}
+
+async function deviceNames(tx: Tx, userId: number): Promise<string[]> {
+  const rows = await tx
+    .select({ name: devices.name })
+    .from(devices)
+    .where(and(eq(devices.userId, userId), eq(devices.deviceType, "user")))
+    .orderBy(asc(devices.name));
+  return rows.map((r) => r.name);
+}
+
+/** defguard proxy EnrollmentStartResponse. */
+async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date, s: Settings, forUser: boolean) {
+  const admin = (t.adminId !== null ? await userRow(tx, t.adminId) : undefined) ?? (forUser ? undefined : user);
+  const [{ internal }] = (
+    await tx.execute<{ internal: boolean }>(sql`select exists(select 1 from locations where location_mfa_mode = 'internal') internal`)
+  ).rows;
+  return stripNulls({
+    admin: admin ? { name: personName(admin), phone_number: admin.phone, email: admin.email } : null,
     user: {
       first_name: user.firstName,
       last_name: user.lastName,
@@ -236,28 +288,331 @@ export async function startEnrollment(token: string) {
       email: user.email,
       phone_number: user.phone,
       is_active: user.isActive,
-      device_names: [] as string[],
+      device_names: forUser ? await deviceNames(tx, user.id) : [],
       enrolled: user.enrolled,
       is_admin: user.isAdmin,
     },
-    deadline_timestamp: unixSeconds(t.expiresAt),
-    final_page_content: "",
-    instance: await instanceInfo(db, user.username),
+    deadline_timestamp: unixSeconds(deadline),
+    final_page_content: forUser ? renderWelcome(s.enrollmentWelcomeMessage ?? DEFAULT_WELCOME_MESSAGE, welcomeContext(user, admin)) : "",
+    instance: await instanceInfo(tx, user.username),
     settings: {
-      vpn_setup_optional: true,
-      only_client_activation: e.only_client_activation,
-      admin_device_management: e.admin_device_management,
+      vpn_setup_optional: forUser ? s.enrollmentVpnStepOptional : true,
+      only_client_activation: forUser ? s.onlyClientActivation : false,
+      admin_device_management: forUser ? s.adminDeviceManagement : false,
       smtp_configured: smtpConfigured(s),
-      mfa_required: s.requireMfa,
+      // As defguard: MFA is part of enrolment when a location enforces the built-in MFA.
+      mfa_required: Boolean(internal),
     },
   });
-  return { body, session: signEnrollmentSession(hash, t.expiresAt) };
+}
+
+// ------------------------------------------------------------------- starting (admin API)
+
+/** Answer of start_enrollment / start_desktop (defguard: {enrollment_token, enrollment_url}). */
+export interface UserToken {
+  enrollment_token: string;
+  enrollment_url: string;
+}
+
+async function lockUserByName(tx: Tx, username: string) {
+  const [u] = await tx.select().from(users).where(sql`lower(${users.username}) = lower(${username})`).for("update");
+  if (!u) throw notFound(`user ${username} not found`);
+  return u;
+}
+
+/** A new "enrollment" token for a user; the user's unused ones stop working. */
+async function issueUserToken(tx: Tx, userId: number, adminId: number | null, email: string | null): Promise<{ token: string; expiresAt: Date }> {
+  await tx
+    .delete(enrollmentTokens)
+    .where(and(eq(enrollmentTokens.userId, userId), eq(enrollmentTokens.kind, TOKEN_KIND_ENROLLMENT), isNull(enrollmentTokens.usedAt)));
+  const token = randomToken(32);
+  const expiresAt = new Date(Date.now() + enrollmentTokenTimeout() * 1000);
+  await tx.insert(enrollmentTokens).values({ tokenHash: sha256hex(token), kind: TOKEN_KIND_ENROLLMENT, userId, adminId, email, expiresAt });
+  return { token, expiresAt };
+}
+
+/** Link of the console's own enrolment pages for a token. */
+export const enrollmentPageUrl = (token: string) => `${publicUrl()}/enroll?token=${encodeURIComponent(token)}`;
+
+/**
+ * POST /user/{username}/start_enrollment: an enrolment token for a user who has no password
+ * yet, e-mailed to `email` when asked (sent last in the transaction: a failed send keeps
+ * nothing).
+ */
+export async function startUserEnrollment(actor: Actor, username: string, input: StartUserEnrollmentInput): Promise<UserToken> {
+  const s = await getSettings();
+  return transaction(async (tx) => {
+    if (input.send_enrollment_notification && !input.email) throw badRequest(MSG.emailMissing, "email");
+    const u = await lockUserByName(tx, username);
+    if (!u.isActive) throw badRequest(MSG.userDisabled);
+    if (u.passwordHash) throw badRequest(MSG.alreadyActive);
+    if (input.send_enrollment_notification && !smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+    const { token, expiresAt } = await issueUserToken(tx, u.id, actor.userId, input.email);
+    await recordActivity(tx, actor, { event: "enrollment_token_added", description: `Enrollment started for ${u.username}` });
+    if (input.send_enrollment_notification && input.email) {
+      const user = (await userRow(tx, u.id))!;
+      const admin = actor.userId !== null ? await userRow(tx, actor.userId) : undefined;
+      await sendMail({
+        to: input.email,
+        ...enrollmentStartMail({ instanceName: s.instanceName, url: publicUrl(), pageUrl: enrollmentPageUrl(token), token, expiresAt, ctx: welcomeContext(user, admin) }),
+      });
+    }
+    return { enrollment_token: token, enrollment_url: publicUrl() };
+  });
 }
 
 /**
- * POST /enrollment/create_device {name, pubkey, token?}: the CLI's public key for the network
- * device the token (or the session of /enrollment/start) names. The token is spent, the device
- * becomes configured, and gateways get the new peer. Answers DeviceConfigResponse.
+ * POST /user/{username}/start_desktop: a desktop-client activation token for an enrolled user
+ * (admin, or the user for themselves), e-mailed to `email` or the user's address when asked.
+ */
+export async function startDesktopActivation(
+  actor: Actor,
+  username: string,
+  input: StartUserEnrollmentInput,
+  caller: { isAdmin: boolean },
+): Promise<UserToken> {
+  const s = await getSettings();
+  // As defguard (CanManageDevices): with admin-only device management users cannot do it themselves.
+  if (!caller.isAdmin && s.adminDeviceManagement) throw new AppError(403, MSG.adminOnly);
+  return transaction(async (tx) => {
+    const u = await lockUserByName(tx, username);
+    if (!u.isActive) throw badRequest(MSG.userDisabled);
+    if (!u.enrolled) throw badRequest(MSG.notEnrolled);
+    const email = input.email ?? u.email;
+    if (input.send_enrollment_notification && !smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+    const { token, expiresAt } = await issueUserToken(tx, u.id, actor.userId, email);
+    await recordActivity(tx, actor, { event: "client_configuration_token_added", description: `Desktop client activation token for ${u.username}` });
+    if (input.send_enrollment_notification) {
+      await sendMail({ to: email, ...desktopStartMail({ instanceName: s.instanceName, url: publicUrl(), token, expiresAt, name: personName({ firstName: u.firstName, lastName: u.lastName, username: u.username }) }) });
+    }
+    return { enrollment_token: token, enrollment_url: publicUrl() };
+  });
+}
+
+/**
+ * POST /mail/test_welcome: the drafted welcome e-mail, with the sender standing in for both the
+ * new user and the admin, to `to`. Logged as a test message; a failed send answers 503.
+ */
+export async function sendWelcomeTest(actor: Actor, input: WelcomeTestInput): Promise<void> {
+  const s = await getSettings();
+  if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+  await transaction(async (tx) => {
+    const me = actor.userId !== null ? await userRow(tx, actor.userId) : undefined;
+    if (!me) throw unauthorized("not signed in");
+    const draft = { ...s, enrollmentUseWelcomeMessageAsEmail: false, enrollmentWelcomeEmail: input.content, enrollmentWelcomeEmailSubject: input.subject || null };
+    await recordActivity(tx, actor, { event: "smtp_test_sent", description: `Test welcome e-mail sent to ${input.to}` });
+    await sendMail({ to: input.to, ...welcomeMail(draft, welcomeContext(me, me), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) });
+  });
+}
+
+// --------------------------------------------------------------------------- endpoints
+
+/** Where a token stands, for /enrollment/start. */
+function assertUserTokenStartable(t: TokenRow, now: number): void {
+  if (t.usedAt === null) {
+    if (t.expiresAt.getTime() <= now) throw unauthorized(MSG.tokenExpired);
+    return;
+  }
+  if (!t.sessionEndsAt || t.sessionEndsAt.getTime() <= now) throw unauthorized(MSG.tokenUsed);
+}
+
+/**
+ * POST /enrollment/start {token}: what the token is for (defguard proxy EnrollmentStartResponse)
+ * and the session that lets the following calls go on without the token.
+ */
+export async function startEnrollment(token: string, ip: string | null = null) {
+  const hash = sha256hex(token);
+  const [t0] = await getDb().select().from(enrollmentTokens).where(eq(enrollmentTokens.tokenHash, hash));
+  if (t0?.kind === TOKEN_KIND_ENROLLMENT) return startUserSession(hash, ip);
+  const db = getDb();
+  const t = t0;
+  assertUsable(t);
+  const [d] = await db.select().from(devices).where(eq(devices.id, t.deviceId!));
+  if (!d || d.deviceType !== "network") throw unauthorized(MSG.invalidToken);
+  if (d.configured) throw unauthorized(MSG.tokenUsed);
+  const user = await userRow(db, t.userId);
+  if (!user) throw unauthorized(MSG.invalidToken);
+  const body = await startResponse(db, t, user, t.expiresAt, await getSettings(db), false);
+  return { body, session: signEnrollmentSession(hash, t.expiresAt) };
+}
+
+async function startUserSession(hash: string, ip: string | null) {
+  return transaction(async (tx) => {
+    const [t] = await tx.select().from(enrollmentTokens).where(eq(enrollmentTokens.tokenHash, hash)).for("update");
+    if (!t || t.kind !== TOKEN_KIND_ENROLLMENT) throw unauthorized(MSG.invalidToken);
+    const user = await userRow(tx, t.userId);
+    if (!user) throw unauthorized(MSG.invalidToken);
+    if (!user.isActive) throw new AppError(403, MSG.userDisabled);
+    const now = Date.now();
+    assertUserTokenStartable(t, now);
+    let ends = t.sessionEndsAt;
+    if (t.usedAt === null) {
+      ends = new Date(now + enrollmentSessionTimeout() * 1000);
+      await tx.update(enrollmentTokens).set({ usedAt: new Date(now), sessionEndsAt: ends }).where(eq(enrollmentTokens.tokenHash, hash));
+      await recordActivity(tx, { userId: user.id, username: user.username, ip }, {
+        event: "enrollment_started",
+        module: "enrollment",
+        description: user.enrolled ? "Desktop client activation started" : "Enrollment started",
+      });
+    }
+    const body = await startResponse(tx, t, user, ends!, await getSettings(tx), true);
+    return { body, session: signEnrollmentSession(hash, ends!) };
+  });
+}
+
+/** The "enrollment" token of a running session, locked; 401 when there is none. */
+async function sessionToken(tx: Tx, hash: string | null): Promise<TokenRow> {
+  if (!hash) throw unauthorized(MSG.noSession);
+  const [t] = await tx.select().from(enrollmentTokens).where(eq(enrollmentTokens.tokenHash, hash)).for("update");
+  if (!t || t.kind !== TOKEN_KIND_ENROLLMENT) throw unauthorized(MSG.invalidToken);
+  if (t.usedAt === null) throw unauthorized(MSG.noSession);
+  if (!t.sessionEndsAt || t.sessionEndsAt.getTime() <= Date.now()) throw unauthorized(MSG.sessionExpired);
+  return t;
+}
+
+const hashOf = (token: string | null | undefined, sessionHash: string | null) => (token ? sha256hex(token) : sessionHash);
+
+/**
+ * POST /enrollment/activate_user {phone_number, password}: the password (and phone) of the
+ * user the session's token names; the account counts as enrolled and the session ends. The
+ * welcome e-mail (enrolment settings) goes out after the commit when SMTP is configured.
+ */
+export async function activateUser(sessionHash: string | null, input: ActivateUserInput, ip: string | null): Promise<void> {
+  const s = await getSettings();
+  const mail = await transaction(async (tx) => {
+    const t = await sessionToken(tx, hashOf(input.token, sessionHash));
+    const user = await userRow(tx, t.userId);
+    if (!user) throw unauthorized(MSG.invalidToken);
+    if (user.hasPassword) throw badRequest(MSG.alreadyActivated);
+    if (!user.isActive) throw badRequest(MSG.userDisabled);
+    await tx
+      .update(users)
+      .set({ passwordHash: await hashPassword(input.password), enrolled: true, ...(input.phone_number ? { phone: input.phone_number } : {}) })
+      .where(eq(users.id, user.id));
+    await tx.update(enrollmentTokens).set({ sessionEndsAt: sql`now()` }).where(eq(enrollmentTokens.tokenHash, t.tokenHash));
+    await recordActivity(tx, { userId: user.id, username: user.username, ip }, {
+      event: "enrollment_completed",
+      module: "enrollment",
+      description: "Enrollment completed: password set",
+    });
+    if (!smtpConfigured(s)) return null;
+    const admin = t.adminId !== null ? await userRow(tx, t.adminId) : undefined;
+    return { to: user.email, ...welcomeMail(s, welcomeContext(user, admin), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) };
+  });
+  // The account is set up whatever happens to the message; a failed send is only logged.
+  if (mail) await sendMail(mail).catch((err) => console.error(`[enrollment] welcome e-mail not sent: ${(err as Error).message}`));
+}
+
+/** defguard proxy Device. */
+const proxyDevice = (d: typeof devices.$inferSelect, pubkey: string) => ({
+  id: d.id,
+  name: d.name,
+  pubkey,
+  user_id: d.userId,
+  created_at: unixSeconds(d.createdAt),
+});
+
+/** A new polling token for a device (POST /poll); the device's earlier one stops working. */
+async function newPollingToken(tx: Tx, deviceId: number): Promise<string> {
+  await tx.delete(pollingTokens).where(eq(pollingTokens.deviceId, deviceId));
+  const token = randomToken(24);
+  await tx.insert(pollingTokens).values({ tokenHash: sha256hex(token), deviceId });
+  return token;
+}
+
+/** defguard proxy DeviceConfigResponse for a device: one config per location it has addresses in. */
+async function deviceConfigResponse(tx: Tx, d: typeof devices.$inferSelect, username: string, token: string | null) {
+  const links = await tx
+    .select({ ips: deviceLocations.ips, loc: locations })
+    .from(deviceLocations)
+    .innerJoin(locations, eq(locations.id, deviceLocations.locationId))
+    .where(eq(deviceLocations.deviceId, d.id))
+    .orderBy(asc(locations.name));
+  const policy = (await readEnterpriseSettings(tx)).client_traffic_policy;
+  return stripNulls({
+    device: proxyDevice(d, d.wireguardPubkey ?? ""),
+    configs: links.map((l) => proxyDeviceConfig(l.loc, l.ips, policy)),
+    instance: await instanceInfo(tx, username),
+    token,
+  });
+}
+
+/**
+ * POST /enrollment/create_device {name, pubkey, token?}. A network-device (CLI) token: the
+ * key of the device waiting for it. An enrolment token: a new device of the token's user, made
+ * by the user-device service (addresses in every location the user may use), with a polling
+ * token for the desktop client. Answers DeviceConfigResponse.
+ */
+export async function enrollDevice(sessionHash: string | null, input: EnrollmentCreateDeviceInput, ip: string | null) {
+  const hash = hashOf(input.token, sessionHash);
+  if (!hash) throw unauthorized(MSG.noSession);
+  const [t] = await getDb().select({ kind: enrollmentTokens.kind }).from(enrollmentTokens).where(eq(enrollmentTokens.tokenHash, hash));
+  // A network device's token is spent by its one device: its session ends with it.
+  if (t?.kind !== TOKEN_KIND_ENROLLMENT) return { body: await enrollNetworkDevice(sessionHash, input, ip), endsSession: true };
+  const name = deviceNameSchema.safeParse(input.name ?? "");
+  if (!name.success) {
+    if (!(input.name ?? "").trim()) throw badRequest(MSG.noDeviceName, "name");
+    throw badRequest(zodMessage(name.error, "name").msg, "name");
+  }
+  return transaction(async (tx, emit) => {
+    const tok = await sessionToken(tx, hash);
+    const user = await userRow(tx, tok.userId);
+    if (!user) throw unauthorized(MSG.invalidToken);
+    if (!user.isActive) throw badRequest(MSG.deviceDisabledUser);
+    const actor: Actor = { userId: user.id, username: user.username, ip };
+    const { row } = await insertUserDevice(
+      tx,
+      emit,
+      actor,
+      user,
+      { name: name.data, wireguard_pubkey: input.pubkey, description: null },
+      { event: "enrollment_device_added", module: "enrollment", description: `Device ${name.data} added during enrollment` },
+    ).catch((err: unknown) => {
+      // The proxy's field is `pubkey`.
+      if (err instanceof AppError && err.field === "wireguard_pubkey") throw new AppError(err.status, err.msg, "pubkey");
+      throw err;
+    });
+    return { body: await deviceConfigResponse(tx, row, user.username, await newPollingToken(tx, row.id)), endsSession: false };
+  });
+}
+
+/**
+ * POST /enrollment/network_info {pubkey}: the configuration of a device of the session's user
+ * (the desktop client adding an instance to a device it already has), with a new polling token.
+ */
+export async function networkInfo(sessionHash: string | null, input: NetworkInfoInput) {
+  return transaction(async (tx) => {
+    const t = await sessionToken(tx, hashOf(input.token, sessionHash));
+    const [d] = await tx.select().from(devices).where(eq(devices.wireguardPubkey, input.pubkey));
+    if (!d) throw notFound(MSG.notFoundDevice);
+    if (d.userId !== t.userId) throw unauthorized(MSG.tokenNotForDevice);
+    const user = await userRow(tx, t.userId);
+    if (!user) throw unauthorized(MSG.invalidToken);
+    return deviceConfigResponse(tx, d, user.username, await newPollingToken(tx, d.id));
+  });
+}
+
+/**
+ * POST /poll {token}: the desktop client's periodic fetch of its device's current
+ * configuration (defguard proxy InstanceInfoResponse). Enterprise feature, as in defguard.
+ */
+export async function poll(token: string) {
+  const licence = await licenseInfo();
+  if (!licence.enterprise) throw new AppError(402, MSG.enterpriseRequired);
+  const db = getDb();
+  const [p] = await db.select().from(pollingTokens).where(eq(pollingTokens.tokenHash, sha256hex(token)));
+  if (!p) throw new AppError(403, MSG.pollInvalid);
+  const [d] = await db.select().from(devices).where(eq(devices.id, p.deviceId));
+  if (!d) throw new AppError(403, MSG.pollInvalid);
+  const user = await userRow(db, d.userId);
+  if (!user || !user.isActive) throw new AppError(403, MSG.userInactive);
+  return { device_config: await deviceConfigResponse(db, d, user.username, null) };
+}
+
+/**
+ * The network-device half of POST /enrollment/create_device: the CLI's public key for the
+ * network device the token (or the session of /enrollment/start) names. The token is spent,
+ * the device becomes configured, and gateways get the new peer. Answers DeviceConfigResponse.
  */
 export async function enrollNetworkDevice(sessionHash: string | null, input: EnrollmentCreateDeviceInput, ip: string | null) {
   const hash = input.token ? sha256hex(input.token) : sessionHash;

@@ -64,6 +64,11 @@ export interface RouteOptions<B extends ZodType | undefined, Q extends ZodType |
    * `req` itself). Every other route refuses a non-JSON body with 415.
    */
   anyContentType?: boolean;
+  /**
+   * Stands in for defguard's proxy (enrolment, desktop client): every error answer also carries
+   * its text as `error`, the field the proxy's clients read.
+   */
+  proxyErrors?: boolean;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -243,7 +248,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
         const parsed = opts.body.safeParse(raw);
         if (!parsed.success) {
           const { msg, field } = zodMessage(parsed.error);
-          return errorResponse(400, msg, { field });
+          return errorResponse(400, msg, { field, ...(opts.proxyErrors ? { error: msg } : {}) });
         }
         body = parsed.data;
       }
@@ -272,7 +277,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
     } catch (err) {
       if (err instanceof AppError) {
         const extra = { ...(err.field ? { field: err.field } : {}), ...(err.extra.code ? { code: err.extra.code } : {}) };
-        return json({ msg: err.msg, ...extra }, { status: err.status, headers: err.extra.headers });
+        return json({ msg: err.msg, ...extra, ...(opts.proxyErrors ? { error: err.msg } : {}) }, { status: err.status, headers: err.extra.headers });
       }
       // drizzle wraps driver errors; the PostgreSQL SQLSTATE is on the error or its cause.
       const e = err as { code?: string; cause?: { code?: string } };

@@ -33,3 +33,15 @@ export function enrollmentCookie(value: string, maxAge: number): string {
 export function clearedEnrollmentCookie(): string {
   return serializeCookie(ENROLLMENT_COOKIE, "", { httpOnly: true, maxAge: 0, path: ENROLLMENT_PATH });
 }
+
+/** The password reset session cookie (defguard's proxy name), for /api/v1/password-reset. */
+export const PASSWORD_RESET_COOKIE = "defguard_proxy_password_reset";
+const PASSWORD_RESET_PATH = "/api/v1/password-reset";
+
+export function passwordResetCookie(value: string, maxAge: number): string {
+  return serializeCookie(PASSWORD_RESET_COOKIE, value, { httpOnly: true, sameSite: "Lax", maxAge, path: PASSWORD_RESET_PATH });
+}
+
+export function clearedPasswordResetCookie(): string {
+  return serializeCookie(PASSWORD_RESET_COOKIE, "", { httpOnly: true, maxAge: 0, path: PASSWORD_RESET_PATH });
+}

@@ -69,8 +69,16 @@ export function escapeHtml(s: string): string {
 }
 
 /** Template: password reset link. */
-export function passwordResetMail(p: { instanceName: string; name: string; url: string; expiresMinutes: number }): Omit<Mail, "to"> {
-  const text = `Hello ${p.name},\n\nan administrator of ${p.instanceName} started a password reset for your account.\nOpen this link to choose a new password (valid for ${p.expiresMinutes} minutes):\n\n${p.url}\n\nIf you did not expect this message, tell your administrator.\n`;
-  const html = `<p>Hello ${escapeHtml(p.name)},</p><p>an administrator of ${escapeHtml(p.instanceName)} started a password reset for your account.</p><p><a href="${escapeHtml(p.url)}">Choose a new password</a> (valid for ${p.expiresMinutes} minutes).</p><p>If you did not expect this message, tell your administrator.</p>`;
+export function passwordResetMail(p: {
+  instanceName: string;
+  name: string;
+  url: string;
+  expiresMinutes: number;
+  /** Who started it: an administrator, or someone who entered the address on the reset page. */
+  requestedBy?: "admin" | "self";
+}): Omit<Mail, "to"> {
+  const who = p.requestedBy === "self" ? "Someone (hopefully you) asked for a password reset" : "an administrator started a password reset";
+  const text = `Hello ${p.name},\n\n${who} for your account on ${p.instanceName}.\nOpen this link to choose a new password (valid for ${p.expiresMinutes} minutes):\n\n${p.url}\n\nIf you did not expect this message, tell your administrator.\n`;
+  const html = `<p>Hello ${escapeHtml(p.name)},</p><p>${escapeHtml(who)} for your account on ${escapeHtml(p.instanceName)}.</p><p><a href="${escapeHtml(p.url)}">Choose a new password</a> (valid for ${p.expiresMinutes} minutes).</p><p>If you did not expect this message, tell your administrator.</p>`;
   return { subject: `${p.instanceName}: reset your password`, text, html };
 }

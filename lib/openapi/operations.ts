@@ -18,7 +18,18 @@ import { enterpriseSettingsPatchSchema, settingsPatchSchema } from "../settings/
 import { statsQuerySchema } from "../stats/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
-import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
+import {
+  activateUserSchema,
+  enrollmentCreateDeviceSchema,
+  enrollmentStartSchema,
+  networkInfoSchema,
+  passwordResetRequestSchema,
+  passwordResetResetSchema,
+  passwordResetStartSchema,
+  pollSchema,
+  startUserEnrollmentSchema,
+  welcomeTestSchema,
+} from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
@@ -68,6 +79,7 @@ export const OPERATIONS: Operation[] = [
   { method: "PUT", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update settings" },
   { method: "PATCH", path: "/settings", tag: "settings", access: "admin", body: settingsPatchSchema, summary: "Update some settings" },
   { method: "POST", path: "/mail/test", tag: "settings", access: "admin", body: testMailSchema, summary: "Send a test e-mail through the configured SMTP server" },
+  { method: "POST", path: "/mail/test_welcome", tag: "settings", access: "admin", body: welcomeTestSchema, summary: "Send the drafted enrolment welcome e-mail (Markdown) as a test" },
   { method: "GET", path: "/settings_enterprise", tag: "settings", access: "user", summary: "Enterprise settings: {admin_device_management, client_traffic_policy, only_client_activation}" },
   { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
   { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence details: {license_info} (null without a licence key)" },
@@ -141,6 +153,8 @@ export const OPERATIONS: Operation[] = [
   { method: "DELETE", path: "/user/{username}", tag: "users", access: "admin", summary: "Delete a user and everything they own" },
   { method: "PUT", path: "/user/{username}/password", tag: "users", access: "admin", body: setPasswordSchema, summary: "Set a user's password" },
   { method: "POST", path: "/user/{username}/reset_password", tag: "users", access: "admin", summary: "E-mail a password reset link" },
+  { method: "POST", path: "/user/{username}/start_enrollment", tag: "enrollment", access: "admin", body: startUserEnrollmentSchema, summary: "Enrolment token for a user without a password, e-mailed when asked: {enrollment_token, enrollment_url}", ok: { status: 201, description: "Enrolment token (shown once)" } },
+  { method: "POST", path: "/user/{username}/start_desktop", tag: "enrollment", access: "self-or-admin", body: startUserEnrollmentSchema, summary: "Desktop-client activation token for an enrolled user: {enrollment_token, enrollment_url}", ok: { status: 201, description: "Activation token (shown once)" } },
 
   { method: "GET", path: "/group", tag: "groups", access: "admin", summary: "Group names" },
   { method: "POST", path: "/group", tag: "groups", access: "admin", body: groupSchema, summary: "Create a group", ok: { status: 201, description: "GroupInfo" } },
@@ -195,7 +209,13 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/device/network/start_cli", tag: "network-devices", access: "admin", body: networkDeviceCliSchema, summary: "Add a network device the defguard CLI configures: {enrollment_token, enrollment_url, expires_at}", ok: { status: 201, description: "CLI token (shown once)" } },
   { method: "POST", path: "/device/network/start_cli/{id}", tag: "network-devices", access: "admin", summary: "A new defguard CLI token for a network device not configured yet", ok: { status: 201, description: "CLI token (shown once)" } },
   { method: "POST", path: "/enrollment/start", tag: "enrollment", access: "public", body: enrollmentStartSchema, summary: "defguard proxy: check a token → EnrollmentStartResponse; sets the defguard_proxy session cookie" },
-  { method: "POST", path: "/enrollment/create_device", tag: "enrollment", access: "public", body: enrollmentCreateDeviceSchema, summary: "defguard proxy: a network device's public key from the CLI → DeviceConfigResponse (token single use)" },
+  { method: "POST", path: "/enrollment/create_device", tag: "enrollment", access: "public", body: enrollmentCreateDeviceSchema, summary: "defguard proxy: a new device of the enrolling user, or a network device's key from the CLI → DeviceConfigResponse" },
+  { method: "POST", path: "/enrollment/activate_user", tag: "enrollment", access: "public", body: activateUserSchema, summary: "defguard proxy: the enrolling user's password and phone; ends the enrolment session" },
+  { method: "POST", path: "/enrollment/network_info", tag: "enrollment", access: "public", body: networkInfoSchema, summary: "defguard proxy: configuration of an existing device of the enrolling user → DeviceConfigResponse" },
+  { method: "POST", path: "/poll", tag: "enrollment", access: "public", body: pollSchema, summary: "defguard proxy: a desktop client's current configuration for its polling token → InstanceInfoResponse" },
+  { method: "POST", path: "/password-reset/request", tag: "enrollment", access: "public", body: passwordResetRequestSchema, summary: "defguard proxy: e-mail a password reset link to this address (answers the same whether or not it is known)" },
+  { method: "POST", path: "/password-reset/start", tag: "enrollment", access: "public", body: passwordResetStartSchema, summary: "defguard proxy: check a reset token → {deadline_timestamp}; sets the password reset session cookie" },
+  { method: "POST", path: "/password-reset/reset", tag: "enrollment", access: "public", body: passwordResetResetSchema, summary: "defguard proxy: the new password for the reset session; the token is spent" },
 
   { method: "GET", path: "/network/gateways", tag: "gateways", access: "admin", summary: "Gateways of every location: {\"<location id>\": [GatewayState]}" },
   { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },

@@ -3,7 +3,7 @@ import { and, count, eq, inArray, isNull, gt, sql, type SQL } from "drizzle-orm"
 import { containsPattern } from "../db/like";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, passwordResetTokens, users } from "../db/schema";
-import { badRequest, conflict, forbidden, notFound } from "../errors";
+import { AppError, badRequest, conflict, forbidden, notFound } from "../errors";
 import { isAdminSql, deleteOtherSessions, deleteUserSessions, markReauthenticated, requireFreshProof, USERS_ID, type Session } from "../auth/session";
 import { hashPassword, verifyPassword } from "../auth/password";
 import { randomToken, sha256hex } from "../crypto";
@@ -413,42 +413,96 @@ export async function setUserPassword(actor: Actor, username: string, newPasswor
 
 export const RESET_TOKEN_MINUTES = 60;
 
+/**
+ * A new reset token for a user (earlier ones stop working), its log entry, and the e-mail with
+ * the link, sent last in the caller's transaction so a failed send keeps nothing.
+ */
+async function issuePasswordReset(tx: Tx, actor: Actor, u: typeof users.$inferSelect, by: "admin" | "self") {
+  const s = await getSettings(tx);
+  const token = randomToken(32);
+  await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, u.id));
+  await tx.insert(passwordResetTokens).values({
+    tokenHash: sha256hex(token),
+    userId: u.id,
+    expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
+  });
+  await recordActivity(
+    tx,
+    actor,
+    by === "admin"
+      ? { event: "password_reset", description: `Password reset sent to ${u.username}` }
+      : { event: "password_reset_requested", module: "enrollment", description: "Password reset link requested" },
+  );
+  const mail = passwordResetMail({
+    instanceName: s.instanceName,
+    name: `${u.firstName} ${u.lastName}`.trim() || u.username,
+    url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
+    expiresMinutes: RESET_TOKEN_MINUTES,
+    requestedBy: by,
+  });
+  await sendMail({ to: u.email, ...mail });
+}
+
 /** POST /user/{username}/reset_password: e-mail a one-time reset link. */
 export async function startPasswordReset(actor: Actor, username: string): Promise<void> {
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
-  const token = randomToken(32);
   // Token, log entry and message in one transaction: the message is sent last, before the
   // commit, so a failed send (503) leaves neither a usable token nor a log entry behind.
   await transaction(async (tx) => {
     const u = await requireUser(tx, username);
     if (!u.isActive) throw badRequest("user account is disabled");
-    await tx.delete(passwordResetTokens).where(eq(passwordResetTokens.userId, u.id));
-    await tx.insert(passwordResetTokens).values({
-      tokenHash: sha256hex(token),
-      userId: u.id,
-      expiresAt: new Date(Date.now() + RESET_TOKEN_MINUTES * 60_000),
-    });
-    await recordActivity(tx, actor, { event: "password_reset", description: `Password reset sent to ${u.username}` });
-    const mail = passwordResetMail({
-      instanceName: s.instanceName,
-      name: `${u.firstName} ${u.lastName}`.trim() || u.username,
-      url: `${publicUrl()}/password-reset?token=${encodeURIComponent(token)}`,
-      expiresMinutes: RESET_TOKEN_MINUTES,
-    });
-    await sendMail({ to: u.email, ...mail });
+    await issuePasswordReset(tx, actor, u, "admin");
+  });
+}
+
+/**
+ * POST /password-reset/request {email} (public): a reset link for the active, enrolled user
+ * with this address. Unknown, disabled or not enrolled addresses get the same empty answer
+ * and nothing happens, so the answer tells nothing about accounts.
+ */
+export async function requestPasswordReset(email: string, ip: string | null): Promise<void> {
+  const s = await getSettings();
+  if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
+  await transaction(async (tx) => {
+    const [u] = await tx.select().from(users).where(sql`lower(${users.email}) = lower(${email})`).for("update");
+    if (!u || !u.isActive || !u.passwordHash) return;
+    await issuePasswordReset(tx, { userId: u.id, username: u.username, ip }, u, "self");
+  });
+}
+
+/**
+ * POST /password-reset/start {token}: the user and deadline of a usable reset token (nothing
+ * is spent yet), logged as password_reset_started. 401 when it is unknown, used or expired.
+ */
+export async function checkPasswordResetToken(tokenHash: string, ip: string | null): Promise<{ expiresAt: Date }> {
+  return transaction(async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(passwordResetTokens)
+      .where(and(eq(passwordResetTokens.tokenHash, tokenHash), isNull(passwordResetTokens.usedAt), gt(passwordResetTokens.expiresAt, sql`now()`)));
+    if (!row) throw new AppError(401, MSG.resetInvalid);
+    const [u] = await tx.select().from(users).where(eq(users.id, row.userId));
+    if (!u || !u.isActive || !u.passwordHash) throw new AppError(403, "user disabled or not yet enrolled");
+    await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset_started", module: "enrollment", description: "Password reset link opened" });
+    return { expiresAt: row.expiresAt };
   });
 }
 
 /** POST /password_reset (public): consume a reset token once and set the password. */
 export async function resetPasswordWithToken(token: string, password: string, ip: string | null): Promise<void> {
+  await resetPasswordWithHash(sha256hex(token), password, ip);
+}
+
+/** The reset itself, for a token's SHA-256 (the reset session cookie of POST /password-reset/reset holds only that). */
+export async function resetPasswordWithHash(tokenHash: string, password: string, ip: string | null): Promise<void> {
   await transaction(async (tx) => {
     const [row] = await tx
       .update(passwordResetTokens)
       .set({ usedAt: sql`now()` })
       .where(
         and(
-          eq(passwordResetTokens.tokenHash, sha256hex(token)),
+          eq(passwordResetTokens.tokenHash, tokenHash),
           isNull(passwordResetTokens.usedAt),
           gt(passwordResetTokens.expiresAt, sql`now()`),
         ),
