@@ -1,0 +1,153 @@
+"use client";
+
+import { queryOptions, useQuery, type QueryClient } from "@tanstack/react-query";
+import { api } from "@/lib/api/client";
+
+/**
+ * Access control wire shapes (defguard 1.6 compatible). States and alias kinds are compared
+ * case-insensitively: defguard itself sends "Applied"/"Destination", older notes lowercase.
+ */
+export type RuleState = "new" | "applied" | "modified" | "deleted" | "expired";
+export type AliasState = "applied" | "modified";
+export type AliasKind = "destination" | "component";
+export const PROTOCOLS = [6, 17, 1] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+export interface AclRule {
+  id: number;
+  parent_id?: number;
+  state: string;
+  name: string;
+  all_networks: boolean;
+  networks: number[];
+  expires?: string;
+  enabled: boolean;
+  allow_all_users: boolean;
+  deny_all_users: boolean;
+  allow_all_network_devices: boolean;
+  deny_all_network_devices: boolean;
+  allowed_users: number[];
+  denied_users: number[];
+  allowed_groups: number[];
+  denied_groups: number[];
+  allowed_devices: number[];
+  denied_devices: number[];
+  destination: string;
+  aliases: number[];
+  ports: string;
+  protocols: number[];
+}
+
+export interface AclAlias {
+  id: number;
+  parent_id?: number;
+  name: string;
+  kind: string;
+  state: string;
+  destination: string;
+  ports: string;
+  protocols: number[];
+  rules: number[];
+}
+
+/** GET /acl/check answer. */
+export interface AccessCheck {
+  allowed: boolean;
+  rule?: { id: number; name: string };
+  reason: string;
+}
+
+/** One device/destination pair of an impact preview. */
+export interface ImpactPair {
+  device?: { id: number; name: string; user?: string; username?: string };
+  device_id?: number;
+  device_name?: string;
+  username?: string;
+  destination: string;
+  ports?: string;
+  protocols?: number[];
+}
+
+export interface ImpactSide {
+  count: number;
+  pairs: ImpactPair[];
+}
+
+/** GET /acl/impact: per location, which devices gain and lose access to which destinations. */
+export interface LocationImpact {
+  location?: { id: number; name: string };
+  location_id?: number;
+  location_name?: string;
+  acl_enabled?: boolean;
+  gained: ImpactSide;
+  lost: ImpactSide;
+}
+
+export function ruleState(r: Pick<AclRule, "state">): RuleState {
+  return r.state.toLowerCase() as RuleState;
+}
+export function aliasState(a: Pick<AclAlias, "state">): AliasState {
+  return a.state.toLowerCase() as AliasState;
+}
+export function aliasKind(a: Pick<AclAlias, "kind">): AliasKind {
+  return a.kind.toLowerCase() as AliasKind;
+}
+
+/** Pending: a change not deployed yet (new, modified, marked for deletion). */
+export function isPendingRule(r: AclRule): boolean {
+  const s = ruleState(r);
+  return s === "new" || s === "modified" || s === "deleted";
+}
+
+export const aclKeys = {
+  all: ["acl"] as const,
+  rules: ["acl", "rules"] as const,
+  rule: (id: number) => ["acl", "rules", id] as const,
+  aliases: ["acl", "aliases"] as const,
+  impact: (rules: number[], aliases: number[]) => ["acl", "impact", rules, aliases] as const,
+  check: (q: Record<string, string | number>) => ["acl", "check", q] as const,
+};
+
+export const rulesQuery = queryOptions({
+  queryKey: aclKeys.rules,
+  queryFn: ({ signal }) => api.get<AclRule[]>("/acl/rule", { signal }),
+});
+
+export const aliasesQuery = queryOptions({
+  queryKey: aclKeys.aliases,
+  queryFn: ({ signal }) => api.get<AclAlias[]>("/acl/alias", { signal }),
+});
+
+export function useRules() {
+  return useQuery(rulesQuery);
+}
+
+export function useAliases() {
+  return useQuery(aliasesQuery);
+}
+
+export function useRule(id: number | null) {
+  return useQuery({
+    queryKey: aclKeys.rule(id ?? 0),
+    queryFn: ({ signal }) => api.get<AclRule>(`/acl/rule/${id}`, { signal }),
+    enabled: id !== null,
+  });
+}
+
+/** After any ACL change: rules and aliases (an alias lists its rules), previews and checks. */
+export function refreshAcl(client: QueryClient) {
+  return client.invalidateQueries({ queryKey: aclKeys.all });
+}
+
+/** Protocol number → name. */
+export function protocolName(p: number): string {
+  return p === 6 ? "TCP" : p === 17 ? "UDP" : p === 1 ? "ICMP" : String(p);
+}
+
+/** "10.0.0.0/24, 10.1.1.10-10.1.1.20" → its entries. */
+export function splitList(text: string | null | undefined): string[] {
+  return (text ?? "")
+    .split(/[,\s]+/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
