@@ -49,6 +49,7 @@ export const LAYERS = [
   "enrollment",
   "groups",
   "stats",
+  "acl",
   "gateways",
   "platform",
   "webhooks",

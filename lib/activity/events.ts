@@ -65,6 +65,14 @@ export const ACTIVITY_EVENTS = [
   "open_id_app_consent_revoked",
   "user_login_open_id_app",
   "open_id_keys_rotated",
+  "acl_rule_added",
+  "acl_rule_modified",
+  "acl_rule_removed",
+  "acl_rules_applied",
+  "acl_alias_added",
+  "acl_alias_modified",
+  "acl_alias_removed",
+  "acl_aliases_applied",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

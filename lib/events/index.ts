@@ -23,6 +23,8 @@ export type DomainEvent =
   | { type: "device.location.removed"; deviceId: number; locationId: number }
   | { type: "device.location.modified"; deviceId: number; locationId: number }
   | { type: "gateway.removed"; locationId: number; hostname: string }
+  /** Deployed ACL rules or aliases, or expired rules, changed what these locations' firewalls get. */
+  | { type: "acl.changed"; locationIds: number[] | "all" }
   /** Gateway tokens of this location older than `generation` are revoked. */
   | { type: "gateway.token.rotated"; locationId: number; generation: number };
 

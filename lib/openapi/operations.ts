@@ -19,6 +19,7 @@ import { importSchema, locationSchema, mapDevicesSchema } from "../locations/sch
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
 import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
+import { aclAliasSchema, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -128,6 +129,18 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/group/{name}", tag: "groups", access: "admin", body: addMemberSchema, summary: "Add a member" },
   { method: "DELETE", path: "/group/{name}/user/{username}", tag: "groups", access: "admin", summary: "Remove a member" },
   { method: "POST", path: "/groups-assign", tag: "groups", access: "admin", body: groupsAssignSchema, summary: "Add users to groups" },
+  { method: "GET", path: "/acl/rule", tag: "acl", access: "admin", summary: "ACL rules (applied and pending), ApiAclRule[]" },
+  { method: "POST", path: "/acl/rule", tag: "acl", access: "admin", body: aclRuleSchema, summary: "Create an ACL rule (state new)", ok: { status: 201, description: "ApiAclRule" } },
+  { method: "GET", path: "/acl/rule/{id}", tag: "acl", access: "admin", summary: "One ACL rule" },
+  { method: "PUT", path: "/acl/rule/{id}", tag: "acl", access: "admin", body: aclRuleSchema, summary: "Edit an ACL rule; an applied rule gets a pending modified copy (answered)" },
+  { method: "DELETE", path: "/acl/rule/{id}", tag: "acl", access: "admin", summary: "Mark an applied ACL rule for deletion, or discard a pending one" },
+  { method: "PUT", path: "/acl/rule/apply", tag: "acl", access: "admin", body: applyRulesSchema, summary: "Deploy pending ACL rule changes" },
+  { method: "GET", path: "/acl/alias", tag: "acl", access: "admin", summary: "ACL aliases, ApiAclAlias[]" },
+  { method: "POST", path: "/acl/alias", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Create an ACL alias", ok: { status: 201, description: "ApiAclAlias" } },
+  { method: "GET", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "One ACL alias" },
+  { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
+  { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
+  { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
 
   { method: "GET", path: "/activity_log", tag: "activity", access: "user", query: activityQuerySchema, summary: "Activity log page (admins: all; users: own)" },
   { method: "GET", path: "/activity_log/filters", tag: "activity", access: "user", summary: "Distinct users, events, modules, locations for filters" },

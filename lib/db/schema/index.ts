@@ -9,3 +9,4 @@ export * from "./gateways";
 export * from "./enrollment";
 export * from "./jobs";
 export * from "./oidc";
+export * from "./acl";
