@@ -1,54 +1,16 @@
 "use client";
 
 import { queryOptions, useQuery, type QueryClient } from "@tanstack/react-query";
-import { api } from "@/lib/api/client";
+import { api, type Stripped } from "@/lib/api/client";
 
-/**
- * Access control wire shapes (defguard 1.6 compatible). States and alias kinds are compared
- * case-insensitively: defguard itself sends "Applied"/"Destination", older notes lowercase.
- */
-export type RuleState = "new" | "applied" | "modified" | "deleted" | "expired";
-export type AliasState = "applied" | "modified";
-export type AliasKind = "destination" | "component";
-export const PROTOCOLS = [6, 17, 1] as const;
-export type Protocol = (typeof PROTOCOLS)[number];
+import type { ApiAclAlias, ApiAclRule } from "@/lib/acl/service";
+import type { AliasKind, AliasState, RuleState } from "@/lib/acl/schema";
 
-export interface AclRule {
-  id: number;
-  parent_id?: number;
-  state: string;
-  name: string;
-  all_networks: boolean;
-  networks: number[];
-  expires?: string;
-  enabled: boolean;
-  allow_all_users: boolean;
-  deny_all_users: boolean;
-  allow_all_network_devices: boolean;
-  deny_all_network_devices: boolean;
-  allowed_users: number[];
-  denied_users: number[];
-  allowed_groups: number[];
-  denied_groups: number[];
-  allowed_devices: number[];
-  denied_devices: number[];
-  destination: string;
-  aliases: number[];
-  ports: string;
-  protocols: number[];
-}
+export type { AliasKind, AliasState, RuleState };
 
-export interface AclAlias {
-  id: number;
-  parent_id?: number;
-  name: string;
-  kind: string;
-  state: string;
-  destination: string;
-  ports: string;
-  protocols: number[];
-  rules: number[];
-}
+/** Access control wire shapes (defguard 1.6): GET /acl/rule and /acl/alias items. */
+export type AclRule = Stripped<ApiAclRule>;
+export type AclAlias = Stripped<ApiAclAlias>;
 
 /** GET /acl/check answer. */
 export interface AccessCheck {
@@ -83,13 +45,14 @@ export interface LocationImpact {
   lost: ImpactSide;
 }
 
-export function ruleState(r: Pick<AclRule, "state">): RuleState {
+/** States and kinds compared case-insensitively (defguard itself sends "Applied", "Destination"). */
+export function ruleState(r: { state: string }): RuleState {
   return r.state.toLowerCase() as RuleState;
 }
-export function aliasState(a: Pick<AclAlias, "state">): AliasState {
+export function aliasState(a: { state: string }): AliasState {
   return a.state.toLowerCase() as AliasState;
 }
-export function aliasKind(a: Pick<AclAlias, "kind">): AliasKind {
+export function aliasKind(a: { kind: string }): AliasKind {
   return a.kind.toLowerCase() as AliasKind;
 }
 
@@ -110,12 +73,12 @@ export const aclKeys = {
 
 export const rulesQuery = queryOptions({
   queryKey: aclKeys.rules,
-  queryFn: ({ signal }) => api.get<AclRule[]>("/acl/rule", { signal }),
+  queryFn: ({ signal }) => api.get<ApiAclRule[]>("/acl/rule", { signal }),
 });
 
 export const aliasesQuery = queryOptions({
   queryKey: aclKeys.aliases,
-  queryFn: ({ signal }) => api.get<AclAlias[]>("/acl/alias", { signal }),
+  queryFn: ({ signal }) => api.get<ApiAclAlias[]>("/acl/alias", { signal }),
 });
 
 export function useRules() {
@@ -129,7 +92,7 @@ export function useAliases() {
 export function useRule(id: number | null) {
   return useQuery({
     queryKey: aclKeys.rule(id ?? 0),
-    queryFn: ({ signal }) => api.get<AclRule>(`/acl/rule/${id}`, { signal }),
+    queryFn: ({ signal }) => api.get<ApiAclRule>(`/acl/rule/${id}`, { signal }),
     enabled: id !== null,
   });
 }
