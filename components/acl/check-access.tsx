@@ -63,8 +63,8 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
     <Card data-testid="acl-check">
       <CardHeader title={t("title")} description={t("description")} />
       <CardBody>
-        <form noValidate onSubmit={check.onSubmit} className="grid gap-4 md:grid-cols-2 xl:grid-cols-[repeat(3,minmax(0,1fr))_auto]">
-          <Field label={t("location")} error={errorOf("location")}>
+        <form noValidate onSubmit={check.onSubmit} className="grid gap-4 md:grid-cols-2 xl:grid-cols-6">
+          <Field label={t("location")} error={errorOf("location")} className="xl:col-span-2">
             <Controller
               control={form.control}
               name="location"
@@ -84,7 +84,7 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
               )}
             />
           </Field>
-          <Field label={t("who")} error={errorOf("user") ?? errorOf("device")}>
+          <Field label={t("who")} error={errorOf("user") ?? errorOf("device")} className="xl:col-span-4">
             <div className="flex gap-2">
               <Select
                 value={who}
@@ -140,10 +140,10 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
               )}
             </div>
           </Field>
-          <Field label={t("destination")} error={errorOf("destination")}>
+          <Field label={t("destination")} error={errorOf("destination")} className="md:col-span-2 xl:col-span-3">
             <Input data-testid="check-destination" className="font-mono" autoComplete="off" spellCheck={false} placeholder="192.0.2.10" {...form.register("destination")} />
           </Field>
-          <div className="grid grid-cols-2 gap-4 md:col-span-2 xl:col-span-1 xl:grid-cols-[7rem_7rem]">
+          <div className="grid grid-cols-2 gap-4 md:col-span-2 xl:col-span-2">
             <Field label={t("protocol")} error={errorOf("protocol")}>
               <Controller
                 control={form.control}
@@ -181,7 +181,7 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
               />
             </Field>
           </div>
-          <div className="flex items-end md:col-span-2 xl:col-span-4 xl:justify-end">
+          <div className="flex items-end md:col-span-2 xl:col-span-1 xl:justify-end">
             <Button type="submit" loading={check.pending} data-testid="check-submit">
               <SearchCheck aria-hidden />
               {t("submit")}

@@ -1,6 +1,6 @@
 "use client";
 
-import { useEffect, useMemo, useState, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
@@ -206,7 +206,6 @@ function RuleForm({ rule, ctx, back }: { rule?: AclRule; ctx: AclContext; back: 
     mode: "onTouched",
     defaultValues: defaults(rule),
   });
-  useEffect(() => form.reset(defaults(rule)), [rule, form]);
 
   const wasApplied = rule && (ruleState(rule) === "applied" || ruleState(rule) === "expired");
   const save = useSubmit(form, {

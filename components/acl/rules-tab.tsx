@@ -7,6 +7,8 @@ import { useTranslations } from "next-intl";
 import { useQueryClient } from "@tanstack/react-query";
 import { Ban, CircleCheck, ListChecks, Pencil, Plus, Rocket, SearchX, ShieldCheck, Trash2, Undo2 } from "lucide-react";
 import { api } from "@/lib/api/client";
+import { parseExpires } from "@/lib/acl/schema";
+import { formatDateInput } from "@/components/ui/date-picker";
 import { useServerError } from "@/components/users/server-errors";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -140,6 +142,11 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
             </Link>
           )}
           {child && <p className="text-xs text-warning">{t("hasPendingChange")}</p>}
+          {r.expires && (
+            <p className="text-xs text-fg-muted" data-testid="rule-expires">
+              {t(s === "expired" ? "expiredOn" : "expiresOn", { date: formatDateInput(parseExpires(r.expires) ?? new Date(r.expires), true) })}
+            </p>
+          )}
         </div>
       );
     },
