@@ -7,6 +7,7 @@ import { EVENTS_CHANNEL, type StampedEvent } from "../events";
 import { metrics } from "../metrics";
 import { gatewayConfiguration, peerFor, userPeers, type WireConfiguration, type WirePeer } from "./service";
 import { describeError } from "../log-errors";
+import { locationFirewall } from "../acl/firewall";
 
 /** gateway.Update as written to a stream. */
 export type WireUpdate =
@@ -39,6 +40,11 @@ export interface Subscriber extends Partial<Session> {
 
 interface HubState {
   subs: Map<number, Set<Subscriber>>;
+  /**
+   * Per location, the firewall this process last sent or saw sent (JSON, or "off" for none), so
+   * an event that does not change the compiled config sends nothing.
+   */
+  firewalls: Map<number, string>;
   sessions: Set<Session>;
   /** Per location, the lowest token generation still valid, as learnt from rotation events. */
   minGeneration: Map<number, number>;
@@ -48,10 +54,11 @@ interface HubState {
 }
 
 const g = globalThis as unknown as { __defguardHub?: HubState };
-const hub = (g.__defguardHub ??= { subs: new Map(), sessions: new Set(), minGeneration: new Map(), client: null, stopped: false, queue: Promise.resolve() });
+const hub = (g.__defguardHub ??= { subs: new Map(), firewalls: new Map(), sessions: new Set(), minGeneration: new Map(), client: null, stopped: false, queue: Promise.resolve() });
 // A hub kept on globalThis across a development reload may predate these fields.
 hub.sessions ??= new Set();
 hub.minGeneration ??= new Map();
+hub.firewalls ??= new Map();
 
 /**
  * Hold a session. A session whose token generation was rotated away while it was being
@@ -64,6 +71,8 @@ export function register(s: Session): () => void {
 }
 
 export function subscribe(s: Subscriber): () => void {
+  // The stream's gateway got (or gets) the current firewall with its Config: remember it.
+  if (!hub.firewalls.has(s.locationId)) void primeFirewall(s.locationId);
   let set = hub.subs.get(s.locationId);
   if (!set) hub.subs.set(s.locationId, (set = new Set<Subscriber>()));
   set.add(s);
@@ -120,6 +129,37 @@ async function pubkeyOf(deviceId: number): Promise<string | null> {
   return d?.k ?? null;
 }
 
+const firewallKey = (fw: unknown) => (fw ? JSON.stringify(fw) : "off");
+
+async function primeFirewall(locationId: number) {
+  try {
+    const fw = await locationFirewall(locationId);
+    if (!hub.firewalls.has(locationId)) hub.firewalls.set(locationId, firewallKey(fw));
+  } catch (err) {
+    console.error("[gateways] compiling the firewall failed:", describeError(err));
+  }
+}
+
+/**
+ * Recompile a location's firewall and send it when it differs from what its gateways last got:
+ * `firewall_config`, or `disable_firewall` when ACL went off. Nothing while ACL stays off.
+ */
+async function pushFirewall(locationId: number) {
+  if (!subscriberCount(locationId)) return;
+  const fw = await locationFirewall(locationId);
+  const key = firewallKey(fw);
+  const last = hub.firewalls.get(locationId);
+  if (last === key || (last === undefined && key === "off")) return;
+  hub.firewalls.set(locationId, key);
+  if (fw) send(locationId, { update_type: "MODIFY", firewall_config: fw });
+  else send(locationId, { update_type: "MODIFY", disable_firewall: {} });
+}
+
+async function pushFirewalls(locationIds: Iterable<number> | "all") {
+  const list = locationIds === "all" ? [...hub.subs.keys()] : [...new Set(locationIds)];
+  for (const id of list) await pushFirewall(id);
+}
+
 const deletePeer = (pubkey: string): WireUpdate => ({ update_type: "DELETE", peer: { pubkey, allowed_ips: [] } });
 
 /** Turn committed domain events into the smallest updates for the streams this process holds. */
@@ -136,12 +176,14 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
           const k = await pubkeyOf(e.deviceId);
           if (k) send(e.locationId, deletePeer(k));
         }
+        await pushFirewall(e.locationId);
         break;
       }
       case "device.location.removed": {
         if (!subscriberCount(e.locationId)) break;
         const k = await pubkeyOf(e.deviceId);
         if (k) send(e.locationId, deletePeer(k));
+        await pushFirewall(e.locationId);
         break;
       }
       case "device.deleted": {
@@ -149,6 +191,7 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
         const pubkey = e.pubkey;
         if (!pubkey) break;
         for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(pubkey));
+        await pushFirewalls(e.locationIds);
         break;
       }
       case "user.disabled":
@@ -159,12 +202,32 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
           if (e.type === "user.disabled") send(p.locationId, deletePeer(p.pubkey));
           else if (p.peer) send(p.locationId, { update_type: "CREATE", peer: p.peer });
         }
+        await pushFirewalls("all");
         break;
       }
-      case "location.changed":
-        if (subscriberCount(e.locationId)) send(e.locationId, { update_type: "MODIFY", network: await gatewayConfiguration(e.locationId) });
+      case "user.modified":
+      case "user.deleted":
+      case "group.changed":
+        // Group membership decides rule sources.
+        if (subscriberCount()) await pushFirewalls("all");
         break;
+      case "acl.changed":
+        if (subscriberCount()) await pushFirewalls(e.locationIds);
+        break;
+      case "location.changed": {
+        if (!subscriberCount(e.locationId)) break;
+        const network = await gatewayConfiguration(e.locationId);
+        send(e.locationId, { update_type: "MODIFY", network });
+        // The configuration carries the firewall (none while ACL is off); a gateway that had one
+        // is also told explicitly that ACL went off.
+        const key = firewallKey(network.firewall_config);
+        const last = hub.firewalls.get(e.locationId);
+        hub.firewalls.set(e.locationId, key);
+        if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
+        break;
+      }
       case "location.deleted":
+        hub.firewalls.delete(e.locationId);
         for (const s of [...(hub.subs.get(e.locationId) ?? [])]) s.end();
         hub.minGeneration.delete(e.locationId);
         break;
@@ -231,6 +294,7 @@ export async function stopHub(): Promise<void> {
   hub.stopped = true;
   for (const set of hub.subs.values()) for (const s of set) s.end();
   hub.subs.clear();
+  hub.firewalls.clear();
   hub.sessions.clear();
   await hub.client?.end().catch(() => {});
   hub.client = null;

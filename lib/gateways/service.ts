@@ -9,6 +9,7 @@ import { recordActivity, SYSTEM_ACTOR, type Actor } from "../activity/service";
 import { locationPrivateKey, requireLocation, type LocationRow } from "../locations/service";
 import { parseIp } from "../net/ip";
 import { gatewayFromToken, gatewayToken } from "./jwt";
+import { locationFirewall } from "../acl/firewall";
 
 /** gateway.Peer as sent on the wire. */
 export interface WirePeer {
@@ -18,7 +19,7 @@ export interface WirePeer {
   keepalive_interval?: number;
 }
 
-/** gateway.Configuration as sent on the wire (firewall_config added by the ACL domain). */
+/** gateway.Configuration as sent on the wire; firewall_config only while the location has ACL on. */
 export interface WireConfiguration {
   name: string;
   prvkey: string;
@@ -92,7 +93,10 @@ export async function userPeers(userId: number) {
 export async function gatewayConfiguration(locationId: number): Promise<WireConfiguration> {
   const db = getDb();
   const loc = await requireLocation(db, locationId);
-  return configurationFor(loc, await desiredPeers(locationId, db));
+  const cfg = configurationFor(loc, await desiredPeers(locationId, db));
+  const firewall = await locationFirewall(locationId, db);
+  if (firewall) cfg.firewall_config = firewall;
+  return cfg;
 }
 
 export function configurationFor(loc: LocationRow, peers: WirePeer[]): WireConfiguration {

@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
+import { expireRules } from "../acl/service";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
 import { pruneAuthState } from "../auth/prune";
@@ -30,6 +31,8 @@ const JOBS: Job[] = [
   { id: 7_241_004, name: "enrollment-token-retention", everyMs: 3_600_000, run: pruneEnrollmentTokens },
   { id: 7_241_005, name: "sign-in-state-retention", everyMs: 600_000, run: pruneAuthState },
   { id: 7_241_006, name: "oidc-retention", everyMs: 3_600_000, run: pruneOidcPayloads },
+  // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls within a minute.
+  { id: 7_241_007, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
 ];
 
 /**

@@ -19,7 +19,7 @@ import { importSchema, locationSchema, mapDevicesSchema } from "../locations/sch
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
 import { enrollmentCreateDeviceSchema, enrollmentStartSchema } from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
-import { aclAliasSchema, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
+import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -141,6 +141,8 @@ export const OPERATIONS: Operation[] = [
   { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
   { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
   { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
+  { method: "GET", path: "/acl/check", tag: "acl", access: "admin", query: aclCheckQuery, summary: "Would a user's devices (or a device) reach destination:port in a location? {allowed, rule, reason, devices}, from the compiled firewall" },
+  { method: "GET", path: "/acl/impact", tag: "acl", access: "admin", query: aclImpactQuery, summary: "Devices gaining and losing access per location if the given pending rules/aliases (default: all) were deployed" },
 
   { method: "GET", path: "/activity_log", tag: "activity", access: "user", query: activityQuerySchema, summary: "Activity log page (admins: all; users: own)" },
   { method: "GET", path: "/activity_log/filters", tag: "activity", access: "user", summary: "Distinct users, events, modules, locations for filters" },
