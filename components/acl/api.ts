@@ -3,6 +3,7 @@
 import { queryOptions, useQuery, type QueryClient } from "@tanstack/react-query";
 import { api, type Stripped } from "@/lib/api/client";
 
+import type { CheckAnswer, ImpactAnswer } from "@/lib/acl/explain";
 import type { ApiAclAlias, ApiAclRule } from "@/lib/acl/service";
 import type { AliasKind, AliasState, RuleState } from "@/lib/acl/schema";
 
@@ -12,38 +13,12 @@ export type { AliasKind, AliasState, RuleState };
 export type AclRule = Stripped<ApiAclRule>;
 export type AclAlias = Stripped<ApiAclAlias>;
 
-/** GET /acl/check answer. */
-export interface AccessCheck {
-  allowed: boolean;
-  rule?: { id: number; name: string };
-  reason: string;
-}
-
-/** One device/destination pair of an impact preview. */
-export interface ImpactPair {
-  device?: { id: number; name: string; user?: string; username?: string };
-  device_id?: number;
-  device_name?: string;
-  username?: string;
-  destination: string;
-  ports?: string;
-  protocols?: number[];
-}
-
-export interface ImpactSide {
-  count: number;
-  pairs: ImpactPair[];
-}
-
+/** GET /acl/check answer: the verdict (and one per device checked), with the deciding rule. */
+export type AccessCheck = Stripped<CheckAnswer>;
 /** GET /acl/impact: per location, which devices gain and lose access to which destinations. */
-export interface LocationImpact {
-  location?: { id: number; name: string };
-  location_id?: number;
-  location_name?: string;
-  acl_enabled?: boolean;
-  gained: ImpactSide;
-  lost: ImpactSide;
-}
+export type Impact = Stripped<ImpactAnswer>;
+export type LocationImpact = Impact["locations"][number];
+export type ImpactPair = LocationImpact["gains"][number];
 
 /** States and kinds compared case-insensitively (defguard itself sends "Applied", "Destination"). */
 export function ruleState(r: { state: string }): RuleState {

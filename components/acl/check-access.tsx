@@ -10,7 +10,9 @@ import { CircleCheck, CircleX, SearchCheck } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { aclCheckQuery } from "@/lib/acl/schema";
 import { useServerError } from "@/components/users/server-errors";
+import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Combobox } from "@/components/ui/combobox";
 import { Field } from "@/components/ui/field";
@@ -58,6 +60,16 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
     .map((u) => ({ value: u.name, label: u.name, description: u.detail }));
   const deviceOptions = ctx.devices.map((d) => ({ value: String(d.id), label: d.name, description: d.detail }));
   const comboLabels = { search: t("search"), empty: t("noOptions"), clear: t("clear") };
+  const deviceColumns: DataColumn<AccessCheck["devices"][number]>[] = [
+    { header: t("columns.device"), skeleton: "w-24", cellClassName: "font-medium text-fg", cell: (d) => d.name },
+    { header: t("columns.source"), skeleton: "w-20", className: "hidden sm:table-cell", cellClassName: "font-mono text-xs", cell: (d) => d.source ?? "—" },
+    {
+      header: t("columns.verdict"),
+      skeleton: "w-16",
+      cell: (d) => (d.allowed ? <Badge tone="success">{t("allowed")}</Badge> : <Badge tone="error">{t("denied")}</Badge>),
+    },
+    { header: t("columns.reason"), skeleton: "w-40", className: "hidden md:table-cell", cellClassName: "text-xs text-fg-muted", cell: (d) => d.reason },
+  ];
 
   return (
     <Card data-testid="acl-check">
@@ -219,6 +231,17 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
               </p>
             </div>
           </div>
+        )}
+        {answer && answer.devices.length > 1 && (
+          <DataTable
+            className="mt-3 max-h-64"
+            testId="check-devices"
+            columns={deviceColumns}
+            rows={answer.devices}
+            rowKey={(d) => d.id}
+            empty={{ icon: SearchCheck, title: t("noDevices") }}
+            rowProps={(d) => ({ "data-testid": "check-device", "data-allowed": String(d.allowed) })}
+          />
         )}
       </CardBody>
     </Card>

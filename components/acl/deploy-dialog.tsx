@@ -13,6 +13,7 @@ import { Dialog, DialogClose, DialogContent, DialogFooter } from "@/components/u
 import { InlineError } from "@/components/ui/inline-error";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/toaster";
+import type { ImpactAnswer } from "@/lib/acl/explain";
 import { aclKeys, refreshAcl, type ImpactPair, type LocationImpact } from "./api";
 
 interface DeployItem {
@@ -30,16 +31,6 @@ interface DeployDialogProps {
   onDeployed?: () => void;
 }
 
-/** The answer of GET /acl/impact as a list of locations, whatever envelope it comes in. */
-function impactList(body: unknown): LocationImpact[] {
-  if (Array.isArray(body)) return body as LocationImpact[];
-  if (body && typeof body === "object" && Array.isArray((body as { locations?: unknown }).locations)) return (body as { locations: LocationImpact[] }).locations;
-  return [];
-}
-
-const locationName = (l: LocationImpact) => l.location?.name ?? l.location_name ?? `#${l.location?.id ?? l.location_id ?? "?"}`;
-const locationId = (l: LocationImpact) => l.location?.id ?? l.location_id ?? 0;
-
 interface PairRow extends ImpactPair {
   change: "gain" | "loss";
   key: string;
@@ -49,11 +40,10 @@ interface PairRow extends ImpactPair {
 function LocationImpactCard({ impact }: { impact: LocationImpact }) {
   const t = useTranslations("acl.deploy");
   const rows: PairRow[] = [
-    ...impact.gained.pairs.map((p, i) => ({ ...p, change: "gain" as const, key: `g${i}` })),
-    ...impact.lost.pairs.map((p, i) => ({ ...p, change: "loss" as const, key: `l${i}` })),
+    ...impact.gains.map((p, i) => ({ ...p, change: "gain" as const, key: `g${i}` })),
+    ...impact.losses.map((p, i) => ({ ...p, change: "loss" as const, key: `l${i}` })),
   ];
-  const shown = impact.gained.pairs.length + impact.lost.pairs.length;
-  const total = impact.gained.count + impact.lost.count;
+  const hidden = impact.gained + impact.lost - rows.length;
   const columns: DataColumn<PairRow>[] = [
     {
       header: t("change"),
@@ -76,45 +66,42 @@ function LocationImpactCard({ impact }: { impact: LocationImpact }) {
       header: t("device"),
       skeleton: "w-24",
       cellClassName: "max-w-0 w-1/2",
-      cell: (p) => {
-        const name = p.device?.name ?? p.device_name ?? `#${p.device?.id ?? p.device_id}`;
-        const user = p.device?.username ?? p.device?.user ?? p.username;
-        return (
-          <span className="block truncate">
-            <span className="font-medium text-fg">{name}</span>
-            {user && <span className="text-fg-muted"> · {user}</span>}
-          </span>
-        );
-      },
+      cell: (p) => (
+        <span className="block truncate" title={`${p.device_name} · ${p.username}`}>
+          <span className="font-medium text-fg">{p.device_name}</span>
+          <span className="text-fg-muted"> · {p.username}</span>
+        </span>
+      ),
     },
     {
       header: t("destination"),
       skeleton: "w-24",
       cellClassName: "max-w-0 w-1/2",
-      cell: (p) => (
-        <span className="block truncate font-mono text-xs">
-          {p.destination}
-          {p.ports ? `:${p.ports}` : ""}
-        </span>
-      ),
+      cell: (p) => {
+        const text = `${p.destination} ${p.protocol}${p.ports ? ` ${p.ports}` : ""}`;
+        return (
+          <span className="block truncate font-mono text-xs" title={text}>
+            {p.destination} <span className="text-fg-muted">{p.protocol}{p.ports ? ` ${p.ports}` : ""}</span>
+          </span>
+        );
+      },
     },
   ];
   return (
-    <div className="flex flex-col gap-2 rounded-md border border-border p-3" data-testid="impact-location" data-location={locationName(impact)}>
+    <div className="flex flex-col gap-2 rounded-md border border-border p-3" data-testid="impact-location" data-location={impact.location_name}>
       <div className="flex flex-wrap items-center justify-between gap-2">
-        <p className="font-medium text-fg">{locationName(impact)}</p>
-        <div className="flex items-center gap-2 text-xs">
-          <Badge tone="success" data-testid="impact-gained">
+        <p className="font-medium text-fg">{impact.location_name}</p>
+        <div className="flex flex-wrap items-center gap-2 text-xs">
+          <Badge tone="success" data-testid="impact-gained" data-count={impact.gained}>
             <ArrowUpRight aria-hidden />
-            {t("gainedCount", { count: impact.gained.count })}
+            {t("gainedCount", { count: impact.gained, devices: impact.devices_gaining })}
           </Badge>
-          <Badge tone="error" data-testid="impact-lost">
+          <Badge tone="error" data-testid="impact-lost" data-count={impact.lost}>
             <ArrowDownRight aria-hidden />
-            {t("lostCount", { count: impact.lost.count })}
+            {t("lostCount", { count: impact.lost, devices: impact.devices_losing })}
           </Badge>
         </div>
       </div>
-      {impact.acl_enabled === false && <p className="text-xs text-fg-muted">{t("aclOff")}</p>}
       {rows.length > 0 && (
         <DataTable
           className="max-h-56"
@@ -125,7 +112,7 @@ function LocationImpactCard({ impact }: { impact: LocationImpact }) {
           rowProps={(p) => ({ "data-testid": "impact-pair", "data-change": p.change })}
         />
       )}
-      {total > shown && <p className="text-xs text-fg-muted">{t("morePairs", { count: total - shown })}</p>}
+      {hidden > 0 && <p className="text-xs text-fg-muted">{t("morePairs", { count: hidden })}</p>}
     </div>
   );
 }
@@ -147,12 +134,11 @@ export function DeployDialog({ kind, ids, names, onOpenChange, onDeployed }: Dep
   const impact = useQuery({
     queryKey: aclKeys.impact(ruleIds, aliasIds),
     queryFn: ({ signal }) =>
-      api.get<unknown>("/acl/impact", { signal, query: { rules: ruleIds.join(",") || undefined, aliases: aliasIds.join(",") || undefined } }),
+      api.get<ImpactAnswer>("/acl/impact", { signal, query: { rules: ruleIds.join(",") || undefined, aliases: aliasIds.join(",") || undefined } }),
     enabled: open,
     staleTime: 0,
   });
-  const locations = impactList(impact.data).filter((l) => l.gained.count + l.lost.count > 0 || l.acl_enabled !== false);
-  const changed = locations.filter((l) => l.gained.count + l.lost.count > 0);
+  const changed = (impact.data?.locations ?? []).filter((l) => l.gained + l.lost > 0);
 
   async function deploy() {
     setPending(true);
@@ -204,7 +190,7 @@ export function DeployDialog({ kind, ids, names, onOpenChange, onDeployed }: Dep
             ) : (
               <div className="flex max-h-[50dvh] flex-col gap-3 overflow-auto">
                 {changed.map((l) => (
-                  <LocationImpactCard key={locationId(l)} impact={l} />
+                  <LocationImpactCard key={l.location_id} impact={l} />
                 ))}
               </div>
             )}
