@@ -77,6 +77,7 @@ test("alias, rule with pickers, pending → deploy with impact → applied, edit
   await pick(page, form.getByTestId("rule-networks"), locationName);
   await pick(page, form.getByTestId("rule-allowed-users"), username);
   await pick(page, form.getByTestId("rule-aliases"), aliasName);
+  await form.getByTestId("rule-destination").fill("198.51.100.7");
   await form.getByTestId("rule-ports").fill("443");
   await form.getByTestId("rule-protocols-tcp").click();
   await expect(form.getByTestId("rule-allowed")).not.toContainText(message("en", "validation.aclNoAllowed"));
@@ -105,7 +106,11 @@ test("alias, rule with pickers, pending → deploy with impact → applied, edit
   const impact = deploy.locator(`[data-testid="impact-location"][data-location="${locationName}"]`);
   await expect(impact).toBeVisible();
   await expect(impact.getByTestId("impact-gained")).not.toHaveAttribute("data-count", "0");
-  await expect(impact.locator('[data-testid="impact-pair"][data-change="gain"]').first()).toContainText("192.0.2.10");
+  // The destination alias and the rule's own address each open 443/TCP for the user's device.
+  const gains = impact.locator('[data-testid="impact-pair"][data-change="gain"]');
+  await expect(gains.filter({ hasText: "192.0.2.10" }).first()).toContainText(`laptop-${s}`);
+  await expect(gains.filter({ hasText: "198.51.100.7" }).first()).toContainText("443");
+  await expect(impact.locator('[data-testid="impact-pair"][data-change="loss"]')).toHaveCount(0);
   await deploy.getByTestId("deploy-confirm").click();
   await expect(deploy).toHaveCount(0);
 
