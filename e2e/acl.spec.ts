@@ -179,3 +179,26 @@ test("alias, rule with pickers, pending → deploy with impact → applied, edit
 
   await api.dispose();
 });
+
+test("Edit Location says what the gateway does for each access control setting", async ({ page }) => {
+  const api = await apiClient();
+  const location = await createLocation(api, { name: `acl-effect-${suffix()}`, acl_enabled: false, acl_default_allow: false });
+  await signInAdmin(page);
+  await page.goto(`/locations/${location.id}/edit`);
+  const effect = page.getByTestId("location-acl-effect");
+  await expect(effect).toHaveAttribute("data-effect", "off");
+  await expect(effect).toContainText(message("en", "locations.form.aclEffect.off"));
+  await expect(page.getByTestId("location-acl-default-allow")).toBeDisabled();
+  await page.getByTestId("location-acl").click();
+  await expect(effect).toHaveAttribute("data-effect", "deny");
+  await expect(effect).toContainText(message("en", "locations.form.aclEffect.deny"));
+  await page.getByTestId("location-acl-default-allow").click();
+  await expect(effect).toHaveAttribute("data-effect", "allow");
+  await expect(effect).toContainText(message("en", "locations.form.aclEffect.allow"));
+  await page.getByTestId("location-submit").click();
+  await expect.poll(async () => {
+    const l = await api.ok<{ acl_enabled: boolean; acl_default_allow: boolean }>(api.get(`/api/v1/network/${location.id}`));
+    return [l.acl_enabled, l.acl_default_allow];
+  }).toEqual([true, true]);
+  await api.dispose();
+});

@@ -194,7 +194,7 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
             </Field>
           </div>
           <div className="flex items-end md:col-span-2 xl:col-span-1 xl:justify-end">
-            <Button type="submit" loading={check.pending} data-testid="check-submit">
+            <Button type="submit" className="h-9" loading={check.pending} data-testid="check-submit">
               <SearchCheck aria-hidden />
               {t("submit")}
             </Button>

@@ -48,34 +48,40 @@ function LocationImpactCard({ impact }: { impact: LocationImpact }) {
     {
       header: t("change"),
       skeleton: "w-12",
-      className: "w-20",
+      className: "w-10 sm:w-20",
       cell: (p) =>
         p.change === "gain" ? (
           <Badge tone="success">
             <ArrowUpRight aria-hidden />
-            {t("gains")}
+            <span className="sr-only sm:not-sr-only">{t("gains")}</span>
           </Badge>
         ) : (
           <Badge tone="error">
             <ArrowDownRight aria-hidden />
-            {t("loses")}
+            <span className="sr-only sm:not-sr-only">{t("loses")}</span>
           </Badge>
         ),
     },
     {
       header: t("device"),
       skeleton: "w-24",
-      cellClassName: "max-w-0 w-1/2",
+      cellClassName: "max-w-0 w-full sm:w-1/2",
       cell: (p) => (
-        <span className="block truncate" title={`${p.device_name} · ${p.username}`}>
-          <span className="font-medium text-fg">{p.device_name}</span>
-          <span className="text-fg-muted"> · {p.username}</span>
-        </span>
+        <>
+          <span className="block truncate" title={`${p.device_name} · ${p.username}`}>
+            <span className="font-medium text-fg">{p.device_name}</span>
+            <span className="text-fg-muted"> · {p.username}</span>
+          </span>
+          <span className="block truncate font-mono text-xs sm:hidden">
+            {p.destination} <span className="text-fg-muted">{p.protocol}{p.ports ? ` ${p.ports}` : ""}</span>
+          </span>
+        </>
       ),
     },
     {
       header: t("destination"),
       skeleton: "w-24",
+      className: "hidden sm:table-cell",
       cellClassName: "max-w-0 w-1/2",
       cell: (p) => {
         const text = `${p.destination} ${p.protocol}${p.ports ? ` ${p.ports}` : ""}`;
