@@ -83,7 +83,7 @@ async function snapshot(): Promise<string> {
     "select quote_ident(table_name) t from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE' and table_name not in ('sessions') order by 1",
   );
   const parts = tables.map(({ t }) => `select '${t}' || ':' || count(*) || ':' || coalesce(md5(string_agg(x::text, '|' order by x::text)), '') from ${t} x`);
-  const rows = await query<{ s: string }>(`select string_agg(s, ',') s from (${parts.join(" union all ")}) q(s)`);
+  const rows = await query<{ s: string }>(`select string_agg(s, ',' order by s) s from (${parts.join(" union all ")}) q(s)`);
   return rows[0].s;
 }
 

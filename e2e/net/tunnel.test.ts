@@ -339,6 +339,50 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     expect(await pingOk(NS.client2, "203.0.113.2", 1)).toBe(true);
   });
 
+  it("ACL through the API: a deployed rule reaches the agent's nft table, the explainer agrees, ACL off removes the table", async () => {
+    const locBody = (acl: boolean) => ({
+      name: `dgt-${sfx}`,
+      address: "203.0.113.1/24",
+      endpoint: "198.51.100.1",
+      port: 51820,
+      allowed_ips: "203.0.113.0/24",
+      dns: null,
+      allowed_groups: [],
+      acl_enabled: acl,
+      acl_default_allow: false,
+    });
+    const table = `defguard_${IF.replace(/-/g, "_")}`;
+    const hasTable = async () => (await nsExec(NS.gw, "nft", ["list", "table", "inet", table], { timeoutMs: 10_000 })).code === 0;
+    // ACL on, no rule yet: the default policy (deny) stops forwarding between peers.
+    await api.ok("PUT", `/network/${locationId}`, locBody(true), 200);
+    await until("the agent's firewall table", hasTable, 5000, 20);
+    expect(await pingOk(NS.client, "203.0.113.3", 1)).toBe(false);
+
+    const alice = await api.ok<{ user: { id: number } }>("GET", "/user/alice", undefined, 200);
+    const rule = await api.ok<{ id: number; state: string }>("POST", "/acl/rule", {
+      name: "a-to-b",
+      networks: [locationId],
+      allowed_users: [alice.user.id],
+      destination: "203.0.113.3",
+      protocols: [1],
+    });
+    expect(rule.state).toBe("new");
+    expect(await pingOk(NS.client, "203.0.113.3", 1)).toBe(false); // pending: nothing changed
+    await api.ok("PUT", "/acl/rule/apply", { rules: [rule.id] }, 200);
+    await until("A reaches B under the deployed rule", () => pingOk(NS.client, "203.0.113.3", 1), 10_000, 200);
+    expect(await pingOk(NS.client2, "203.0.113.2", 1)).toBe(false);
+    const check = await api.ok<{ allowed: boolean; rule: { id: number } | null }>("GET", `/acl/check?location=${locationId}&user=alice&destination=203.0.113.3&protocol=1`, undefined, 200);
+    expect(check).toMatchObject({ allowed: true, rule: { id: rule.id } });
+    const back = await api.ok<{ allowed: boolean }>("GET", `/acl/check?location=${locationId}&user=bob&destination=203.0.113.2&protocol=1`, undefined, 200);
+    expect(back.allowed).toBe(false);
+
+    // ACL off: the gateway removes its table and forwarding is unfiltered again.
+    await api.ok("PUT", `/network/${locationId}`, locBody(false), 200);
+    await until("the table removed", async () => !(await hasTable()), 5000, 20);
+    expect(await pingOk(NS.client2, "203.0.113.2", 1)).toBe(true);
+    await api.request("DELETE", `/acl/rule/${rule.id}`);
+  });
+
   it("deleting device A removes only A's peer: B's session, the interface and wireguard-go are untouched", async () => {
     const before = (await gwPeers(NS.gw, IF)).get(devB.publicKey)!;
     expect(before.handshake).toBeGreaterThan(0);

@@ -208,6 +208,21 @@ describe("aliases", () => {
   });
 });
 
+describe("concurrency", () => {
+  it("a rule saved while its alias is deleted: one of them wins, never a 500", async () => {
+    for (let i = 0; i < 5; i++) {
+      const a = await aliases.create({ name: `race-${i}`, kind: "component", destination: "192.0.2.9", ports: "", protocols: [] });
+      const [created, deleted] = await Promise.all([rules.create({ ...base(), name: `race-rule-${i}`, aliases: [a.json.id] }), aliases.del(a.json.id)]);
+      const pair = `${created.status}/${deleted.status}`;
+      expect(["201/409", "400/200"], `${pair}: ${created.text} ${deleted.text}`).toContain(pair);
+      if (created.status === 201) {
+        expect(created.json.aliases).toEqual([a.json.id]);
+        await rules.del(created.json.id);
+      } else expect(created.json.msg).toBe(`aliases: unknown id ${a.json.id}`);
+    }
+  });
+});
+
 describe("bad input: 400/409 with a precise msg, nothing changed", () => {
   const cases: [string, () => unknown, number, string | RegExp][] = [
     ["range start after end", () => ({ ...base(), destination: "192.0.2.20-192.0.2.10" }), 400, "destination: an address range must not start after its end"],

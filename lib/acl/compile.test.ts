@@ -109,6 +109,8 @@ describe("compileFirewall", () => {
   it("subtracts denied users, groups and devices from the allowed ones; no ALLOW when nobody is left, but the DENY stays", () => {
     const c = compileFirewall(input([rule({ allowedGroups: [7], deniedUsers: [2], deniedDevices: [12], destination: ["192.0.2.0/24"] })], { addresses: ["198.18.0.1/24"] }));
     expect(c.config.rules[0].source_addrs).toEqual([{ ip: "198.18.0.2" }]);
+    const hole = compileFirewall(input([rule({ allowAllUsers: true, deniedDevices: [12], destination: ["192.0.2.0/24"] })], { addresses: ["198.18.0.1/24"] }));
+    expect(hole.config.rules[0].source_addrs).toEqual([{ ip: "198.18.0.2" }, { ip: "198.18.0.4" }]);
     const none = compileFirewall(input([rule({ allowedUsers: [2], deniedGroups: [7], destination: ["192.0.2.0/24"] })], { addresses: ["198.18.0.1/24"] }));
     expect(none.config.rules.map((r) => r.verdict)).toEqual(["DENY"]);
     const allButNet = compileFirewall(input([rule({ allowAllUsers: true, allowAllNetworkDevices: true, denyAllNetworkDevices: false, deniedDevices: [91], destination: ["192.0.2.0/24"] })], { addresses: ["198.18.0.1/24"] }));

@@ -150,64 +150,97 @@ function protocolList(nums: number[]): WireProtocol[] {
     .filter((p): p is WireProtocol => p !== undefined);
 }
 
-/** Index of the devices for one compilation. */
+/**
+ * Index of the devices for one compilation. Devices get dense ordinals; per family the addresses
+ * are sorted once, with a flag telling whether each one directly follows the previous, so a
+ * rule's sources become merged intervals in one linear pass without sorting or big-integer
+ * arithmetic per rule.
+ */
 class DeviceIndex {
-  readonly byUser = new Map<number, CompileDevice[]>();
-  readonly byId = new Map<number, CompileDevice>();
-  readonly network: CompileDevice[] = [];
-  readonly users: CompileDevice[] = [];
-  readonly addrs = new Map<number, Record<IpVersion, bigint[]>>();
+  readonly ordinal = new Map<number, number>();
+  readonly byUser = new Map<number, number[]>();
+  readonly networkOrdinals: number[] = [];
+  readonly userOrdinals: number[] = [];
+  readonly sorted: Record<IpVersion, { values: bigint[]; owners: Int32Array; follows: Uint8Array }>;
+  readonly size: number;
 
   constructor(devices: CompileDevice[]) {
+    const addrs: Record<IpVersion, { value: bigint; owner: number }[]> = { 4: [], 6: [] };
+    let n = 0;
     for (const d of devices) {
-      if (!d.active) continue;
-      this.byId.set(d.id, d);
-      if (d.type === "network") this.network.push(d);
+      if (!d.active || this.ordinal.has(d.id)) continue;
+      const o = n++;
+      this.ordinal.set(d.id, o);
+      if (d.type === "network") this.networkOrdinals.push(o);
       else {
-        this.users.push(d);
+        this.userOrdinals.push(o);
         const list = this.byUser.get(d.userId);
-        if (list) list.push(d);
-        else this.byUser.set(d.userId, [d]);
+        if (list) list.push(o);
+        else this.byUser.set(d.userId, [o]);
       }
-      const a: Record<IpVersion, bigint[]> = { 4: [], 6: [] };
       for (const text of d.ips) {
         const ip = parseIp(text.includes("/") ? text.slice(0, text.indexOf("/")) : text);
-        if (ip) a[ip.version].push(ip.value);
+        if (ip) addrs[ip.version].push({ value: ip.value, owner: o });
       }
-      this.addrs.set(d.id, a);
     }
+    this.size = n;
+    const build = (list: { value: bigint; owner: number }[]) => {
+      list.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
+      const follows = new Uint8Array(list.length);
+      for (let i = 1; i < list.length; i++) follows[i] = list[i].value <= list[i - 1].value + 1n ? 1 : 0;
+      return { values: list.map((x) => x.value), owners: Int32Array.from(list.map((x) => x.owner)), follows };
+    };
+    this.sorted = { 4: build(addrs[4]), 6: build(addrs[6]) };
+  }
+
+  /** Merged intervals of the family's addresses of the marked devices. */
+  intervals(mark: Uint8Array, version: IpVersion): Interval[] {
+    const { values, owners, follows } = this.sorted[version];
+    const out: Interval[] = [];
+    let open = -1; // index where the current run started
+    let prevIn = false;
+    for (let i = 0; i < values.length; i++) {
+      const inSet = mark[owners[i]] === 1;
+      if (inSet) {
+        if (!(prevIn && follows[i])) {
+          if (open >= 0) out.push({ start: values[open], end: values[i - 1] });
+          open = i;
+        }
+      } else if (prevIn) {
+        out.push({ start: values[open], end: values[i - 1] });
+        open = -1;
+      }
+      prevIn = inSet;
+    }
+    if (prevIn && open >= 0) out.push({ start: values[open], end: values[values.length - 1] });
+    // Runs split only by a device left out of the set may still touch (duplicates): merge.
+    return out.length > 1 ? mergeIntervals(out) : out;
   }
 }
 
-/** The device ids a rule's sources come to: allowed principals minus denied ones. */
-export function ruleSourceDevices(rule: CompileRule, idx: DeviceIndex, groupMembers: Map<number, number[]>): Set<number> {
-  const usersOf = (direct: number[], groups: number[]) => {
-    const s = new Set(direct);
-    for (const g of groups) for (const u of groupMembers.get(g) ?? []) s.add(u);
-    return s;
+/** The devices (as ordinals marked 1) a rule's sources come to: allowed principals minus denied ones. */
+function ruleSourceMark(rule: CompileRule, idx: DeviceIndex, groupMembers: Map<number, number[]>): Uint8Array {
+  const mark = new Uint8Array(idx.size);
+  const markUsers = (direct: number[], groups: number[], v: 0 | 1) => {
+    for (const u of direct) for (const o of idx.byUser.get(u) ?? []) mark[o] = v;
+    for (const g of groups) for (const u of groupMembers.get(g) ?? []) for (const o of idx.byUser.get(u) ?? []) mark[o] = v;
   };
-  const allowed = new Set<number>();
-  const denied = new Set<number>();
-  const deniedUsers = rule.denyAllUsers ? null : usersOf(rule.deniedUsers, rule.deniedGroups);
-  if (rule.allowAllUsers) {
-    for (const d of idx.users) allowed.add(d.id);
-  } else {
-    for (const u of usersOf(rule.allowedUsers, rule.allowedGroups)) for (const d of idx.byUser.get(u) ?? []) allowed.add(d.id);
+  if (rule.allowAllUsers) for (const o of idx.userOrdinals) mark[o] = 1;
+  else markUsers(rule.allowedUsers, rule.allowedGroups, 1);
+  if (rule.allowAllNetworkDevices) for (const o of idx.networkOrdinals) mark[o] = 1;
+  for (const id of rule.allowedDevices) {
+    const o = idx.ordinal.get(id);
+    if (o !== undefined) mark[o] = 1;
   }
-  if (rule.denyAllUsers) for (const d of idx.users) denied.add(d.id);
-  else for (const u of deniedUsers!) for (const d of idx.byUser.get(u) ?? []) denied.add(d.id);
-  if (rule.allowAllNetworkDevices) for (const d of idx.network) allowed.add(d.id);
-  for (const id of rule.allowedDevices) if (idx.byId.has(id)) allowed.add(id);
-  if (rule.denyAllNetworkDevices) for (const d of idx.network) denied.add(d.id);
-  for (const id of rule.deniedDevices) denied.add(id);
-  for (const id of denied) allowed.delete(id);
-  return allowed;
-}
-
-function sourceIntervals(ids: Set<number>, idx: DeviceIndex, version: IpVersion): Interval[] {
-  const list: Interval[] = [];
-  for (const id of ids) for (const v of idx.addrs.get(id)?.[version] ?? []) list.push({ start: v, end: v });
-  return mergeIntervals(list);
+  // Denials last: they win over every allowance.
+  if (rule.denyAllUsers) for (const o of idx.userOrdinals) mark[o] = 0;
+  else markUsers(rule.deniedUsers, rule.deniedGroups, 0);
+  if (rule.denyAllNetworkDevices) for (const o of idx.networkOrdinals) mark[o] = 0;
+  for (const id of rule.deniedDevices) {
+    const o = idx.ordinal.get(id);
+    if (o !== undefined) mark[o] = 0;
+  }
+  return mark;
 }
 
 /** Which IP families the location's interface has. */
@@ -228,8 +261,8 @@ export function compileFirewall(input: CompileInput): Compiled {
   let elements = 0;
 
   for (const rule of [...input.rules].sort((a, b) => a.id - b.id)) {
-    const sources = ruleSourceDevices(rule, idx, input.groupMembers);
-    const srcByFamily: Record<IpVersion, Interval[]> = { 4: sourceIntervals(sources, idx, 4), 6: sourceIntervals(sources, idx, 6) };
+    const mark = ruleSourceMark(rule, idx, input.groupMembers);
+    const srcByFamily: Record<IpVersion, Interval[]> = { 4: families.has(4) ? idx.intervals(mark, 4) : [], 6: families.has(6) ? idx.intervals(mark, 6) : [] };
 
     const aliases = rule.aliases.map((id) => input.aliases.get(id)).filter((a): a is CompileAlias => a !== undefined);
     const components = aliases.filter((a) => a.kind === "component");

@@ -201,7 +201,8 @@ const uniq = (a: number[]) => [...new Set(a)].sort((x, y) => x - y);
 async function assertExist(tx: Tx, table: string, field: string, list: number[]) {
   if (!list.length) return;
   const want = uniq(list);
-  const res = await tx.execute<{ id: number }>(sql`select id from ${sql.identifier(table)} where id = any(${sql.param(want)}::int[])`);
+  // KEY SHARE: a concurrent delete of a referenced row waits for this transaction (no FK error later).
+  const res = await tx.execute<{ id: number }>(sql`select id from ${sql.identifier(table)} where id = any(${sql.param(want)}::int[]) for key share`);
   const found = new Set(res.rows.map((r) => Number(r.id)));
   const missing = want.filter((id) => !found.has(id));
   if (missing.length) throw badRequest(`unknown id${missing.length > 1 ? "s" : ""} ${missing.slice(0, 10).join(", ")}`, field);
@@ -217,7 +218,7 @@ async function checkRuleRefs(tx: Tx, input: AclRuleInput) {
   await assertExist(tx, "devices", "denied_devices", input.denied_devices);
   await assertExist(tx, "acl_aliases", "aliases", input.aliases);
   if (input.aliases.length) {
-    const pending = await tx.select({ id: aclAliases.id }).from(aclAliases).where(sql`${aclAliases.id} = any(${sql.param(uniq(input.aliases))}::int[]) and ${aclAliases.state} <> 'applied'`);
+    const pending = await tx.select({ id: aclAliases.id }).from(aclAliases).where(sql`${aclAliases.id} = any(${sql.param(uniq(input.aliases))}::int[]) and ${aclAliases.state} <> 'applied'`).for("share");
     if (pending.length) throw badRequest(`alias ${pending.map((p) => p.id).join(", ")} is a pending change, not an applied alias`, "aliases");
   }
 }

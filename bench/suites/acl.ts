@@ -1,0 +1,107 @@
+/**
+ * The ACL compiler at scale, in-process (lib/acl/compile.ts, the function whose output the
+ * gateways get): one location with 5,000 users, 10,000 devices (an IPv4 and an IPv6 address
+ * each), 100 groups of 50 users, 100 aliases and 1,000 applied rules of mixed kinds (allow all
+ * users minus some, groups minus users, user lists, network devices, component and destination
+ * aliases). Reports compile time (p50/max over several runs), emitted firewall rules and set
+ * elements. Target: < 500 ms. Nothing here asserts anything about time.
+ */
+import { performance } from "node:perf_hooks";
+import { compileFirewall, type CompileAlias, type CompileDevice, type CompileInput, type CompileRule } from "../../lib/acl/compile";
+import { formatIp } from "../../lib/net/ip";
+import { max, ms, percentile } from "../lib/stats";
+import type { Row, Suite } from "../lib/types";
+
+const USERS = Number(process.env.BENCH_ACL_USERS || 5000);
+const DEVICES = Number(process.env.BENCH_ACL_DEVICES || 10_000);
+const RULES = Number(process.env.BENCH_ACL_RULES || 1000);
+const RUNS = Number(process.env.BENCH_ACL_RUNS || 7);
+
+/** Deterministic pseudo-random numbers (mulberry32), so every run compiles the same input. */
+function rng(seed: number) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function scenario(): CompileInput {
+  const r = rng(20261124);
+  const pick = (n: number) => Math.floor(r() * n);
+  const some = (n: number, k: number) => Array.from({ length: k }, () => 1 + pick(n));
+  // Devices: 198.18.0.0/15 (the benchmarking range) and 2001:db8::/64; the last 5 % are network devices.
+  const base4 = (198n << 24n) | (18n << 16n);
+  const base6 = 0x20010db8n << 96n;
+  const devices: CompileDevice[] = [];
+  for (let i = 0; i < DEVICES; i++) {
+    const network = i >= DEVICES * 0.95;
+    devices.push({ id: i + 1, userId: 1 + (i % USERS), type: network ? "network" : "user", active: i % 50 !== 7, ips: [formatIp(base4 + BigInt(i + 2), 4), formatIp(base6 + BigInt(i + 2), 6)] });
+  }
+  const groupMembers = new Map<number, number[]>();
+  for (let g = 1; g <= 100; g++) groupMembers.set(g, Array.from({ length: 50 }, (_, k) => 1 + ((g * 50 + k) % USERS)));
+  const dest = () => {
+    const kind = pick(4);
+    const a = 1 + pick(250);
+    if (kind === 0) return `192.0.2.${a}`;
+    if (kind === 1) return `198.51.100.${Math.min(a, 200)}-198.51.100.${Math.min(a, 200) + pick(50)}`;
+    if (kind === 2) return `203.0.113.${a & ~15}/28`;
+    return `2001:db8:ffff:${a.toString(16)}::/64`;
+  };
+  const aliases = new Map<number, CompileAlias>();
+  for (let i = 1; i <= 100; i++) aliases.set(i, { id: i, name: `alias-${i}`, kind: i % 2 ? "component" : "destination", destination: [dest(), dest()], ports: [String(1000 + i)], protocols: [6] });
+  const rules: CompileRule[] = [];
+  for (let i = 1; i <= RULES; i++) {
+    const kind = i % 10;
+    const rule: CompileRule = {
+      id: i,
+      name: `rule-${i}`,
+      allowAllUsers: kind < 2,
+      denyAllUsers: false,
+      allowAllNetworkDevices: kind === 9,
+      denyAllNetworkDevices: false,
+      allowedUsers: kind >= 6 && kind < 9 ? some(USERS, 20) : [],
+      deniedUsers: kind < 6 ? some(USERS, 5) : [],
+      allowedGroups: kind >= 2 && kind < 6 ? some(100, 3) : [],
+      deniedGroups: kind < 2 ? some(100, 1) : [],
+      allowedDevices: kind === 8 ? some(DEVICES, 10) : [],
+      deniedDevices: kind === 9 ? some(DEVICES, 10) : [],
+      destination: [dest(), dest(), dest()],
+      ports: pick(2) ? ["22", "8000-8100"] : ["443"],
+      protocols: pick(3) ? [6] : [6, 17],
+      aliases: i % 7 === 0 ? some(100, 2) : [],
+    };
+    rules.push(rule);
+  }
+  return { addresses: ["198.18.0.1/15", "2001:db8::1/64"], defaultAllow: false, rules, aliases, devices, groupMembers };
+}
+
+const suite: Suite = {
+  name: "acl",
+  description: `ACL compiler: ${RULES} rules over ${USERS} users and ${DEVICES} devices for one location (in-process, ${RUNS} runs after a warm-up)`,
+  async run({ log }) {
+    const input = scenario();
+    log(`[acl] scenario built; compiling ${RUNS + 1} times...`);
+    let out = compileFirewall(input); // warm-up (JIT)
+    const times: number[] = [];
+    for (let i = 0; i < RUNS; i++) {
+      const t0 = performance.now();
+      out = compileFirewall(input);
+      times.push(performance.now() - t0);
+    }
+    const allow = out.config.rules.filter((r) => r.verdict === "ALLOW").length;
+    const rows: Row[] = [
+      { measure: "compile p50 (ms)", value: ms(percentile(times, 50)), target: "< 500" },
+      { measure: "compile max (ms)", value: ms(max(times)), target: "" },
+      { measure: "emitted firewall rules", value: `${out.config.rules.length} (${allow} ALLOW, ${out.config.rules.length - allow} DENY)`, target: "" },
+      { measure: "set elements (source + destination entries)", value: out.elements, target: "" },
+      { measure: "config JSON size", value: `${(JSON.stringify(out.config).length / 1024).toFixed(0)} KiB`, target: "" },
+    ];
+    return rows;
+  },
+};
+
+export default suite;
