@@ -99,6 +99,7 @@ export function LocationForm({ location, onSaved, secondaryAction, dangerAction,
     defaultValues: defaults(location),
   });
   const aclEnabled = form.watch("acl_enabled");
+  const aclEffect = !aclEnabled ? "off" : form.watch("acl_default_allow") ? "allow" : "deny";
 
   const save = useSubmit(form, {
     mutationFn: (body) =>
@@ -192,10 +193,15 @@ export function LocationForm({ location, onSaved, secondaryAction, dangerAction,
           name="acl_default_allow"
           render={({ field }) => (
             <SwitchRow label={t("aclDefaultAllow")} hint={aclEnabled ? t("aclDefaultAllowHint") : t("aclDefaultAllowOff")}>
-              <Switch checked={!!field.value} onCheckedChange={field.onChange} disabled={!aclEnabled} aria-label={t("aclDefaultAllow")} />
+              <Switch checked={!!field.value} onCheckedChange={field.onChange} disabled={!aclEnabled} aria-label={t("aclDefaultAllow")} data-testid="location-acl-default-allow" />
             </SwitchRow>
           )}
         />
+        <div className="rounded-md border border-border bg-subtle px-3 py-2.5 text-sm md:col-span-2" role="status" data-testid="location-acl-effect" data-effect={aclEffect}>
+          <p className="font-medium text-fg">{t("aclEffect.title")}</p>
+          <p className="mt-0.5 text-fg-muted">{t(`aclEffect.${aclEffect}`)}</p>
+          {aclEnabled && <p className="mt-1 text-xs text-fg-muted">{t("aclEffect.pending")}</p>}
+        </div>
       </Section>
 
       <div className="sticky bottom-0 z-10 -mx-4 flex flex-wrap items-center gap-2 border-t border-border bg-canvas/95 px-4 py-3 backdrop-blur md:-mx-8 md:px-8">

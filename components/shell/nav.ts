@@ -62,7 +62,7 @@ export const NAV: readonly NavEntry[] = [
   { key: "users", href: "/users", icon: Users, adminOnly: true, ready: true, placement: "main" },
   { key: "groups", href: "/groups", icon: UsersRound, adminOnly: true, ready: true, placement: "main" },
   { key: "network-devices", href: "/network-devices", icon: MonitorSmartphone, adminOnly: true, ready: true, placement: "main", module: "wireguard_enabled" },
-  { key: "acl", href: "/acl", icon: ShieldCheck, adminOnly: true, ready: false, placement: "main", module: "wireguard_enabled" },
+  { key: "acl", href: "/acl", icon: ShieldCheck, adminOnly: true, ready: true, placement: "main", module: "wireguard_enabled" },
   { key: "openid", href: "/openid", icon: Boxes, adminOnly: true, ready: true, placement: "main", module: "openid_enabled" },
   { key: "webhooks", href: "/webhooks", icon: Webhook, adminOnly: true, ready: true, placement: "main", module: "webhooks_enabled" },
   { key: "provisioners", href: "/provisioners", icon: FileKey, adminOnly: true, ready: false, placement: "main", module: "worker_enabled" },
