@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import next from "next";
 import { dataDir, httpPort, publicUrl } from "./lib/config";
-import { resolveSecrets } from "./lib/secrets-file";
+import { resolveSecrets, SecretsError, strictSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
@@ -42,8 +42,9 @@ async function main() {
   const t0 = Date.now();
   const secrets = (() => {
     try {
-      return resolveSecrets();
+      return resolveSecrets(dataDir(), { strict: strictSecrets() });
     } catch (err) {
+      if (err instanceof SecretsError) throw new StartupError(err.message);
       const e = err as NodeJS.ErrnoException;
       if (!e.code || !e.syscall) throw err;
       throw new StartupError(`the data directory ${dataDir()} is not usable (${e.code} on ${e.syscall}${e.path ? ` ${e.path}` : ""}); set DEFGUARD_DATA_DIR to a writable directory`);
