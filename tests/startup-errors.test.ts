@@ -21,9 +21,11 @@ function tempDir(): string {
   return d;
 }
 
-function run(env: Record<string, string>): Promise<{ code: number | null; out: string }> {
+const TSX_ENTRY = ["--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts"];
+
+function run(env: Record<string, string>, args = TSX_ENTRY): Promise<{ code: number | null; out: string }> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, ["--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts"], {
+    const child = spawn(process.execPath, args, {
       cwd: process.cwd(),
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", DEFGUARD_GRPC_DISABLED: "1", ...env } as unknown as NodeJS.ProcessEnv,
       stdio: ["ignore", "pipe", "pipe"],
@@ -131,5 +133,12 @@ describe("start-up refuses bad input in one line", { timeout: 90_000 }, () => {
     const r = await run({ NODE_ENV: "production", DATABASE_URL: "mysql://u:pw@db.example.com/defguard", DEFGUARD_DATA_DIR: tempDir(), ...allSecrets });
     expect(r.code).toBe(1);
     expectOneLine(r.out, /start-up failed: DATABASE_URL must start with postgres:\/\//);
+  });
+
+  it("the production entry (node scripts/start.mjs, compiled dist/server.js) answers the same way", async () => {
+    // Build of the web app skipped: start-up fails before Next.js is loaded.
+    const r = await run({ NODE_ENV: "production", DATABASE_URL: inject("pgAdminUrl"), DEFGUARD_DATA_DIR: tempDir(), DEFGUARD_SKIP_BUILD: "1" }, ["scripts/start.mjs"]);
+    expect(r.code).toBe(1);
+    expectOneLine(r.out, /start-up failed: production mode \(NODE_ENV=production\) with an external database needs DEFGUARD_SECRET_KEY, DEFGUARD_GATEWAY_SECRET, DEFGUARD_YUBIBRIDGE_SECRET, DEFGUARD_ENCRYPTION_KEY set/);
   });
 });
