@@ -40,6 +40,14 @@ function clientIp(req: IncomingMessage): string {
 
 async function main() {
   const t0 = Date.now();
+  // Where start-up time goes, for the "ready" line (restart-to-API is an operator target).
+  const phases: string[] = [];
+  let mark = t0;
+  const phase = (name: string) => {
+    const now = Date.now();
+    phases.push(`${name} ${now - mark}`);
+    mark = now;
+  };
   const secrets = (() => {
     try {
       return resolveSecrets(dataDir(), { strict: strictSecrets() });
@@ -66,8 +74,10 @@ async function main() {
     // An external database (DATABASE_URL): never an embedded one; wait while it is unreachable.
     await waitForDatabase(process.env.DATABASE_URL, { log });
   }
+  phase("database");
   await runMigrations(process.env.DATABASE_URL!);
   const boot = await bootstrap();
+  phase("migrations");
   if (boot.generatedPassword) {
     const line = "=".repeat(64);
     console.log(
@@ -96,6 +106,7 @@ async function main() {
   }
 
   const stopJobs = startJobs();
+  phase("gateways");
 
   const port = httpPort();
   const host = process.env.HOST || "0.0.0.0";
@@ -104,6 +115,7 @@ async function main() {
   const handle = app.getRequestHandler();
   registerDbMetrics();
   const matcher = await routeMatcher(process.cwd(), process.env.NEXT_DIST_DIR || ".next");
+  phase("web app");
   let stopping = false;
   const server = createServer((req, res) => {
     const requestId = observeRequest(req, res, matcher);
@@ -142,7 +154,7 @@ async function main() {
     if (embedded) await embedded.stop().catch(() => {});
     process.exit(1);
   });
-  server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms)`));
+  server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms: ${phases.join(", ")} ms)`));
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (DEFGUARD_SHUTDOWN_TIMEOUT),
   // end the gateways' update streams (they reconnect, through a load balancer to another
