@@ -26,6 +26,7 @@ import { registerDbMetrics } from "./lib/db/metrics";
 import { StartupError, waitForDatabase } from "./lib/db/wait";
 import { settleStreamWrites } from "./lib/grpc/server";
 import { drainHttp, shutdownTimeoutMs, trackInflight } from "./lib/http/drain";
+import { startIdleGc } from "./lib/http/idle-gc";
 import { handleOidc } from "./lib/oidc/http";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -125,6 +126,7 @@ async function main() {
     withRequestId(requestId, () => serve(req, res));
   });
   trackInflight(server);
+  const stopIdleGc = startIdleGc(server);
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     req.headers["x-defguard-client-ip"] = clientIp(req);
     const security = securityHeaders(newNonce(), { publicUrl: publicUrl(), dev });
@@ -170,6 +172,7 @@ async function main() {
     }, budget + 10_000);
     force.unref();
     stopJobs();
+    stopIdleGc();
     const unfinished = await drainHttp(server, budget);
     if (unfinished) log(`closed ${unfinished} connection(s) with requests still running after ${budget / 1000} s`);
     await stopHub().catch(() => {});

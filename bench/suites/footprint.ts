@@ -4,8 +4,10 @@
  *
  * 1. Idle memory with 1,000 devices and one gateway: 100 users with 10 devices each on one
  *    location (through the API), a fake gateway holding its Config and Updates stream; after
- *    a settle period, the console process's RSS sampled once a second (VmRSS of the process
- *    itself; the embedded PostgreSQL runs in its own processes, reported apart).
+ *    a settle period (longer than the console's idle collection, DEFGUARD_IDLE_GC_SECONDS), the
+ *    console process's RSS sampled once a second (VmRSS of the process itself; the embedded
+ *    PostgreSQL runs in its own processes, reported apart). Also the RSS right after the load,
+ *    before the idle collection.
  * 2. Restart to API: SIGTERM, wait for exit, start again; from the SIGTERM to the first 200 of
  *    an authenticated API call (GET /api/v1/network with the session made before the restart),
  *    and from spawn to that 200. Once for a console on an external database (DATABASE_URL, the
@@ -25,7 +27,7 @@ import type { Row, Suite, SuiteContext } from "../lib/types";
 
 const USERS = 100;
 const DEVICES_PER_USER = 10;
-const SETTLE_S = Number(process.env.BENCH_FOOTPRINT_SETTLE_S || 20);
+const SETTLE_S = Number(process.env.BENCH_FOOTPRINT_SETTLE_S || 45);
 const SAMPLE_S = Number(process.env.BENCH_FOOTPRINT_SAMPLE_S || 10);
 const RESTARTS = Number(process.env.BENCH_FOOTPRINT_RESTARTS || 3);
 const PASSWORD = "Bench-Passw0rd!";
@@ -145,7 +147,8 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     gateway = await connectGateway(server.grpcPort, token);
     if (gateway.peers < devices.length) throw new Error(`the gateway got ${gateway.peers} peers, expected ${devices.length}`);
 
-    ctx.log(`[footprint] idle ${SETTLE_S} s, then RSS once a second for ${SAMPLE_S} s`);
+    const afterLoad = rssMb(server.pid);
+    ctx.log(`[footprint] RSS right after the load ${afterLoad.toFixed(0)} MB; idle ${SETTLE_S} s, then RSS once a second for ${SAMPLE_S} s`);
     await sleep(SETTLE_S * 1000);
     const samples: number[] = [];
     for (let i = 0; i < SAMPLE_S; i++) {
@@ -219,7 +222,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
         measure: `console RSS, idle, ${devices.length} devices, 1 gateway (MB)`,
         median: median(samples).toFixed(1),
         max: max(samples).toFixed(1),
-        note: `${ENTRY === "start" ? "node scripts/start.mjs → dist/server.js" : "server.ts under tsx"}; one process (node processes under it: ${nodeChildren.length}); embedded PostgreSQL apart: ${pgRss.toFixed(0)} MB in ${pg.length} processes`,
+        note: `right after creating them ${afterLoad.toFixed(0)} MB; ${ENTRY === "start" ? "node scripts/start.mjs → dist/server.js" : "server.ts under tsx"}; one process (node processes under it: ${nodeChildren.length}); embedded PostgreSQL apart: ${pgRss.toFixed(0)} MB in ${pg.length} processes`,
       },
       ...[
         ["external PostgreSQL (DATABASE_URL)", ext],
