@@ -2,14 +2,14 @@
 # Console image (target "console", the default) and the gateway agent (target "gateway").
 # See README "Docker Compose". Build: docker build -t defguard-console .
 
-# --- build: all dependencies, next build -----------------------------------------------
+# --- build: all dependencies, next build, server.ts and the agent compiled to JavaScript --
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 ENV NEXT_TELEMETRY_DISABLED=1
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
-RUN npx next build
+RUN npx next build && node scripts/build-server.mjs
 
 # --- production dependencies only ------------------------------------------------------
 FROM node:20-bookworm-slim AS deps
@@ -22,19 +22,16 @@ FROM node:20-bookworm-slim AS base
 WORKDIR /app
 ENV NODE_ENV=production NEXT_TELEMETRY_DISABLED=1
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json tsconfig.json ./
-COPY lib ./lib
+COPY package.json ./
 COPY proto ./proto
-COPY types ./types
-# Resolves `import "server-only"` outside Next.js (server.ts and the agent run under tsx).
-COPY scripts/server-only-hook.mjs ./scripts/server-only-hook.mjs
 
 # --- the gateway agent: root with NET_ADMIN and /dev/net/tun (compose profile "gateway") --
 FROM base AS gateway
 RUN apt-get update && apt-get install -y --no-install-recommends iproute2 wireguard-tools nftables \
     && rm -rf /var/lib/apt/lists/*
-COPY gateway ./gateway
-CMD ["node", "--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "gateway/index.ts"]
+# gateway/index.ts compiled (scripts/build-server.mjs): plain node, no TypeScript loader.
+COPY --from=build /app/dist/gateway.js /app/dist/gateway.js.map ./dist/
+CMD ["node", "dist/gateway.js"]
 
 # --- the console: non-root, data in /var/lib/defguard ------------------------------------
 FROM base AS console
@@ -44,7 +41,8 @@ RUN groupadd --system defguard \
     && mkdir -p /var/lib/defguard && chown defguard:defguard /var/lib/defguard
 COPY --from=build /app/.next ./.next
 COPY --from=build /app/public ./public
-COPY server.ts next.config.ts ./
+COPY --from=build /app/dist/server.js /app/dist/server.js.map ./dist/
+COPY next.config.ts tsconfig.json ./
 COPY drizzle ./drizzle
 COPY messages ./messages
 USER defguard
@@ -52,5 +50,6 @@ EXPOSE 8000 50055
 VOLUME ["/var/lib/defguard"]
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# One process: signals (SIGTERM on docker stop) reach the server itself.
-CMD ["node", "--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts"]
+# One process running compiled JavaScript (server.ts and lib/, scripts/build-server.mjs): no
+# TypeScript loader, no npm parent; signals (SIGTERM on docker stop) reach the server itself.
+CMD ["node", "dist/server.js"]

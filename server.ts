@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { join } from "node:path";
 import next from "next";
 import { dataDir, httpPort, publicUrl } from "./lib/config";
-import { resolveSecrets } from "./lib/secrets-file";
+import { resolveSecrets, SecretsError, strictSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
@@ -26,6 +26,7 @@ import { registerDbMetrics } from "./lib/db/metrics";
 import { StartupError, waitForDatabase } from "./lib/db/wait";
 import { settleStreamWrites } from "./lib/grpc/server";
 import { drainHttp, shutdownTimeoutMs, trackInflight } from "./lib/http/drain";
+import { startIdleGc } from "./lib/http/idle-gc";
 import { handleOidc } from "./lib/oidc/http";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -40,10 +41,19 @@ function clientIp(req: IncomingMessage): string {
 
 async function main() {
   const t0 = Date.now();
+  // Where start-up time goes, for the "ready" line (restart-to-API is an operator target).
+  const phases: string[] = [];
+  let mark = t0;
+  const phase = (name: string) => {
+    const now = Date.now();
+    phases.push(`${name} ${now - mark}`);
+    mark = now;
+  };
   const secrets = (() => {
     try {
-      return resolveSecrets();
+      return resolveSecrets(dataDir(), { strict: strictSecrets() });
     } catch (err) {
+      if (err instanceof SecretsError) throw new StartupError(err.message);
       const e = err as NodeJS.ErrnoException;
       if (!e.code || !e.syscall) throw err;
       throw new StartupError(`the data directory ${dataDir()} is not usable (${e.code} on ${e.syscall}${e.path ? ` ${e.path}` : ""}); set DEFGUARD_DATA_DIR to a writable directory`);
@@ -65,8 +75,10 @@ async function main() {
     // An external database (DATABASE_URL): never an embedded one; wait while it is unreachable.
     await waitForDatabase(process.env.DATABASE_URL, { log });
   }
+  phase("database");
   await runMigrations(process.env.DATABASE_URL!);
   const boot = await bootstrap();
+  phase("migrations");
   if (boot.generatedPassword) {
     const line = "=".repeat(64);
     console.log(
@@ -95,6 +107,7 @@ async function main() {
   }
 
   const stopJobs = startJobs();
+  phase("gateways");
 
   const port = httpPort();
   const host = process.env.HOST || "0.0.0.0";
@@ -103,6 +116,7 @@ async function main() {
   const handle = app.getRequestHandler();
   registerDbMetrics();
   const matcher = await routeMatcher(process.cwd(), process.env.NEXT_DIST_DIR || ".next");
+  phase("web app");
   let stopping = false;
   const server = createServer((req, res) => {
     const requestId = observeRequest(req, res, matcher);
@@ -112,6 +126,7 @@ async function main() {
     withRequestId(requestId, () => serve(req, res));
   });
   trackInflight(server);
+  const stopIdleGc = startIdleGc(server);
   const serve = (req: IncomingMessage, res: ServerResponse) => {
     req.headers["x-defguard-client-ip"] = clientIp(req);
     const security = securityHeaders(newNonce(), { publicUrl: publicUrl(), dev });
@@ -141,7 +156,7 @@ async function main() {
     if (embedded) await embedded.stop().catch(() => {});
     process.exit(1);
   });
-  server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms)`));
+  server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms: ${phases.join(", ")} ms)`));
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (DEFGUARD_SHUTDOWN_TIMEOUT),
   // end the gateways' update streams (they reconnect, through a load balancer to another
@@ -157,6 +172,7 @@ async function main() {
     }, budget + 10_000);
     force.unref();
     stopJobs();
+    stopIdleGc();
     const unfinished = await drainHttp(server, budget);
     if (unfinished) log(`closed ${unfinished} connection(s) with requests still running after ${budget / 1000} s`);
     await stopHub().catch(() => {});

@@ -1,12 +1,25 @@
 #!/usr/bin/env node
-// `npm start`: build the Next.js app when no current build exists, then run server.ts.
-import { spawnSync, spawn } from "node:child_process";
+/**
+ * `node scripts/start.mjs` (what `npm start` runs): build what is missing or stale, then run
+ * the console in THIS process.
+ * - the Next.js app (`next build`) when no current build exists;
+ * - dist/server.js, server.ts and lib/ compiled to JavaScript (scripts/build-server.mjs);
+ * then imports dist/server.js here: one long-lived process, no TypeScript loader, and signals
+ * reach the server directly. The builds run in short-lived child processes that exit first.
+ *
+ * `node scripts/start.mjs gateway` does the same for the gateway agent (dist/gateway.js).
+ * In production run `node scripts/start.mjs` (or `node dist/server.js` after a build) rather
+ * than `npm start`: npm stays resident as the parent and costs memory for nothing.
+ */
+import { spawnSync } from "node:child_process";
 import { existsSync, statSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 const root = process.cwd();
-const buildId = join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
+const target = process.argv[2] === "gateway" ? "gateway" : "server";
+if (target === "gateway") process.argv.splice(2, 1);
 
 function newestMtime(dir) {
   let newest = 0;
@@ -19,8 +32,9 @@ function newestMtime(dir) {
   return newest;
 }
 
-function needsBuild() {
+function needsNextBuild() {
   if (process.env.DEFGUARD_SKIP_BUILD === "1") return false;
+  const buildId = join(root, process.env.NEXT_DIST_DIR || ".next", "BUILD_ID");
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
   const sources = ["app", "components", "lib", "messages", "public"].filter((d) => existsSync(join(root, d)));
@@ -28,16 +42,22 @@ function needsBuild() {
   return newest > built;
 }
 
-if (needsBuild()) {
-  console.log("[defguard] building the console (first start or sources changed)...");
-  const r = spawnSync(process.execPath, [join(root, "node_modules/next/dist/bin/next"), "build"], { stdio: "inherit" });
-  if (r.status !== 0) process.exit(r.status ?? 1);
+function run(args, what) {
+  const r = spawnSync(process.execPath, args, { stdio: "inherit", cwd: root });
+  if (r.status !== 0) {
+    console.error(`[defguard] start-up failed: ${what} failed (exit ${r.status ?? r.signal})`);
+    process.exit(r.status || 1);
+  }
 }
 
-// One process (tsx as a loader, plus the hook that lets server.ts import `server-only` modules):
-// signals reach the server directly.
-const child = spawn(process.execPath, ["--import", "./scripts/server-only-hook.mjs", "--import", "tsx", "server.ts", ...process.argv.slice(2)], {
-  stdio: "inherit",
-});
-for (const sig of ["SIGINT", "SIGTERM"]) process.on(sig, () => child.kill(sig));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+if (target === "server" && needsNextBuild()) {
+  console.log("[defguard] building the console (first start or sources changed)...");
+  run([join(root, "node_modules/next/dist/bin/next"), "build"], "next build");
+}
+
+const { isStale, outputOf } = await import(pathToFileURL(join(root, "scripts/build-server.mjs")).href);
+// A production image ships dist/ without the TypeScript sources: nothing to compare with.
+const hasSources = existsSync(join(root, target === "server" ? "server.ts" : "gateway/index.ts"));
+if (hasSources && isStale(root, target)) run([join(root, "scripts/build-server.mjs"), target], `compiling dist/${target}.js`);
+
+await import(pathToFileURL(outputOf(root, target)).href);

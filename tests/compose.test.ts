@@ -127,7 +127,11 @@ describe("Dockerfile", () => {
     expect(consoleStage).toMatch(/HEALTHCHECK[\s\S]*\/api\/v1\/health/);
     expect(consoleStage).toContain("EXPOSE 8000 50055");
     expect(consoleStage).not.toContain("COPY --from=build /app/node_modules");
-    expect(docker).toMatch(/AS gateway[\s\S]*wireguard-tools[\s\S]*gateway\/index\.ts/);
+    // Both images run compiled JavaScript in one process: no TypeScript loader, no npm parent.
+    expect(docker).toMatch(/RUN npx next build && node scripts\/build-server\.mjs/);
+    expect(docker).toMatch(/AS gateway[\s\S]*wireguard-tools[\s\S]*CMD \["node", "dist\/gateway\.js"\]/);
+    expect(consoleStage).toContain('CMD ["node", "dist/server.js"]');
+    expect(docker).not.toMatch(/CMD \[[^\]]*(tsx|npm)/);
   });
 
   it("keeps secrets, data and builds out of the build context", () => {

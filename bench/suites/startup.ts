@@ -15,7 +15,7 @@ const RUNS = Number(process.env.BENCH_STARTUP_RUNS || 3);
 
 /** The server's own "(ready in N ms)": from its main() to listening, without process start-up. */
 function serverReported(s: RunningServer): number {
-  const m = /console listening on .*\(ready in (\d+) ms\)/.exec(s.log());
+  const m = /console listening on .*\(ready in (\d+) ms/.exec(s.log());
   return m ? Number(m[1]) : NaN;
 }
 

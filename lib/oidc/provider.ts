@@ -5,7 +5,12 @@ import { transaction } from "../events";
  * The OpenID Connect provider (oidc-provider) at defguard's paths. All its state lives in
  * PostgreSQL (adapter.ts, keys.ts), so any console process continues a flow another started.
  */
-import Provider, { interactionPolicy, type Configuration, type KoaContextWithOIDC } from "oidc-provider";
+// Types only: the package is loaded on the first OpenID request (it is the slowest import of
+// the server's start-up, and a console without OpenID apps never needs it).
+import type Provider from "oidc-provider";
+import type { Configuration, KoaContextWithOIDC } from "oidc-provider";
+
+type InteractionPolicy = (typeof import("oidc-provider"))["interactionPolicy"];
 import { getPool } from "../db";
 import { hmac } from "../crypto";
 import { publicUrl, secret } from "../config";
@@ -85,7 +90,7 @@ async function findAccount(_ctx: unknown, id: string) {
   };
 }
 
-function configuration(keys: Configuration["jwks"]): Configuration {
+function configuration(interactionPolicy: InteractionPolicy, keys: Configuration["jwks"]): Configuration {
   const policy = interactionPolicy.base();
   // The provider's own login session must belong to the user signed in to the console now.
   policy.get("login")!.checks.add(
@@ -177,7 +182,8 @@ const KEY_CHECK_MS = 5000;
 async function build(): Promise<Holder> {
   await ensureKeys();
   const { keys, version } = await loadKeys();
-  const provider = new Provider(publicUrl(), configuration({ keys: keys as never }));
+  const oidc = await import("oidc-provider");
+  const provider = new oidc.default(publicUrl(), configuration(oidc.interactionPolicy, { keys: keys as never }));
   provider.use(formPostCsp);
   // http.ts overwrites the forwarded headers with trusted values before every provider request.
   provider.proxy = true;

@@ -1,0 +1,102 @@
+#!/usr/bin/env node
+/**
+ * Compiles the long-lived processes to plain JavaScript, so production runs no TypeScript
+ * loader: server.ts -> dist/server.js (the console) and gateway/index.ts -> dist/gateway.js
+ * (the agent). Each is one ES module holding our own code (server.ts, lib/, gateway/);
+ * packages stay in node_modules and are imported at run time. `import "server-only"` compiles
+ * to nothing, as the resolve hook (scripts/server-only-hook.mjs) makes it under tsx.
+ *
+ *   node scripts/build-server.mjs            # both
+ *   node scripts/build-server.mjs server     # one of them
+ *
+ * scripts/start.mjs runs this when an output is missing or older than its sources. The compiler
+ * is esbuild, the one tsx (a dependency) already brings.
+ */
+import { createRequire } from "node:module";
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+
+export const TARGETS = { server: "server.ts", gateway: "gateway/index.ts" };
+/** Sources a compiled output depends on (besides node_modules). */
+const SOURCES = { server: ["server.ts", "lib", "messages", "package.json", "tsconfig.json"], gateway: ["gateway", "lib", "package.json", "tsconfig.json"] };
+
+function newestMtime(path) {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true })) {
+    if (entry.name === "node_modules" || entry.name.startsWith(".")) continue;
+    // Tests are not part of the output.
+    if (/\.test\.tsx?$/.test(entry.name)) continue;
+    newest = Math.max(newest, newestMtime(join(path, entry.name)));
+  }
+  return newest;
+}
+
+export function outputOf(root, name) {
+  return join(root, "dist", `${name}.js`);
+}
+
+/** Whether dist/<name>.js is missing or older than one of its sources. */
+export function isStale(root, name) {
+  const out = outputOf(root, name);
+  if (!existsSync(out)) return true;
+  const built = statSync(out).mtimeMs;
+  return SOURCES[name].some((p) => existsSync(join(root, p)) && newestMtime(join(root, p)) > built);
+}
+
+const emptyServerOnly = {
+  name: "server-only",
+  setup(build) {
+    build.onResolve({ filter: /^server-only$/ }, () => ({ path: "server-only", namespace: "empty-module" }));
+    build.onLoad({ filter: /.*/, namespace: "empty-module" }, () => ({ contents: "", loader: "js" }));
+  },
+};
+
+export async function buildTargets(root, names = Object.keys(TARGETS)) {
+  const require = createRequire(join(root, "package.json"));
+  // esbuild as tsx depends on it (hoisted or nested under tsx).
+  const esbuildPath = createRequire(require.resolve("tsx/package.json")).resolve("esbuild");
+  const esbuild = await import(pathToFileURL(esbuildPath).href);
+  // Written beside dist/ and renamed into place: a process starting meanwhile never reads half a file.
+  const tmp = join(root, "dist", `.tmp-${process.pid}`);
+  mkdirSync(tmp, { recursive: true });
+  try {
+    await esbuild.build({
+      absWorkingDir: root,
+      entryPoints: Object.fromEntries(names.map((n) => [n, TARGETS[n]])),
+      outdir: tmp,
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      target: "node20",
+      packages: "external",
+      tsconfig: join(root, "tsconfig.json"),
+      sourcemap: "linked",
+      legalComments: "none",
+      logLevel: "warning",
+      plugins: [emptyServerOnly],
+      // Packages written as CommonJS may still be reached through `require` in compiled code.
+      banner: { js: 'import { createRequire as __dgCreateRequire } from "node:module"; const require = __dgCreateRequire(import.meta.url);' },
+    });
+    for (const n of names) {
+      for (const f of [`${n}.js`, `${n}.js.map`]) if (existsSync(join(tmp, f))) renameSync(join(tmp, f), join(root, "dist", f));
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+    await esbuild.stop?.();
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  const names = process.argv.slice(2).filter((a) => !a.startsWith("-"));
+  const unknown = names.filter((n) => !(n in TARGETS));
+  if (unknown.length) {
+    console.error(`unknown target(s): ${unknown.join(", ")}; known: ${Object.keys(TARGETS).join(", ")}`);
+    process.exit(2);
+  }
+  const t0 = Date.now();
+  await buildTargets(process.cwd(), names.length ? names : undefined);
+  console.log(`[defguard] compiled ${(names.length ? names : Object.keys(TARGETS)).map((n) => `dist/${n}.js`).join(", ")} in ${Date.now() - t0} ms`);
+}
