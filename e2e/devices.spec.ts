@@ -4,7 +4,7 @@
  * My devices, renames it and deletes it through the confirmation; the API agrees at each step.
  */
 import { expect, test } from "@playwright/test";
-import { apiClient, createLocation, message, signIn, suffix } from "./support";
+import { apiClient, configPanel, createLocation, message, signIn, suffix } from "./support";
 
 type Device = { id: number; name: string; wireguard_pubkey: string };
 
@@ -32,8 +32,7 @@ test("add a device with a browser-made key, rename it, delete it", async ({ page
   await page.getByTestId("key-method-generate").check();
   await page.getByTestId("add-device-submit").click();
 
-  const panel = page.locator(`[data-testid="config-panel"][data-location="${location.name}"]`);
-  await expect(panel).toBeVisible();
+  const panel = await configPanel(page, location.name);
   const config = panel.getByTestId("device-config");
   await expect(config).toContainText("[Interface]");
   await expect(config).toContainText(/PrivateKey = [A-Za-z0-9+/]{43}=/);

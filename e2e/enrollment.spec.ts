@@ -8,7 +8,7 @@
  */
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { ApiClient, apiClient, createLocation, signIn, signInAdmin, suffix } from "./support";
+import { ApiClient, apiClient, createLocation, signIn, signInAdmin, suffix, configPanel } from "./support";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink";
 
 const PASSWORD = "Enr0l-in-Chromium!";
@@ -84,8 +84,7 @@ test.describe("enrollment", () => {
     const done = page.getByTestId("enroll-done");
     await expect(done).toBeVisible();
     await expect(page.getByTestId("enroll-welcome")).toContainText("Edna");
-    const panel = done.locator(`[data-testid="config-panel"][data-location="${location.name}"]`);
-    await expect(panel).toBeVisible();
+    const panel = await configPanel(page, location.name);
     await expect(panel.getByTestId("config-qr")).toBeVisible();
     await page.screenshot({ path: "test-results/enroll-done.png", fullPage: true });
     const config = (await panel.getByTestId("device-config").textContent()) ?? "";

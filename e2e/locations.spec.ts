@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { expect, test } from "@playwright/test";
-import { apiClient, signInAdmin, suffix, type ApiClient, createLocation } from "./support";
+import { apiClient, signInAdmin, suffix, type ApiClient, createLocation, configPanel } from "./support";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures/import.conf", import.meta.url));
 const WG_QUICK = "/usr/bin/wg-quick";
@@ -109,11 +109,7 @@ test("a device with a browser-made key downloads a config that matches its publi
   await page.getByTestId("add-device-submit").click();
 
   await expect(page.getByTestId("key-notice")).toContainText(/shown only now/i);
-  // With several locations the configs sit in tabs: pick this test's location.
-  const tab = page.getByRole("tab", { name: locationName });
-  if (await tab.count()) await tab.click();
-  const panel = page.locator(`[data-testid="config-panel"][data-location="${locationName}"]`);
-  await expect(panel).toBeVisible();
+  const panel = await configPanel(page, locationName);
   await expect(panel.getByTestId("config-qr")).toBeVisible();
 
   const [download] = await Promise.all([page.waitForEvent("download"), panel.getByTestId("code-download").click()]);

@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
-import { expect, request, type APIRequestContext, type APIResponse, type Page } from "@playwright/test";
+import { expect, request, type APIRequestContext, type APIResponse, type Locator, type Page } from "@playwright/test";
 import { readState } from "./setup/state";
 
 export { readState };
@@ -168,4 +168,17 @@ export function gatewayProtos() {
     oneofs: true,
   });
   return grpc.loadPackageDefinition(def) as unknown as { gateway: { GatewayService: grpc.ServiceClientConstructor } };
+}
+
+/**
+ * The configuration panel of one location on a "device is ready" page. Other specs may have left
+ * locations behind, so the panels are tabs: open this location's tab when there are several.
+ */
+export async function configPanel(page: Page, locationName: string): Promise<Locator> {
+  await expect(page.locator('[data-testid="config-panel"]').first()).toBeVisible();
+  const tab = page.getByRole("tab", { name: locationName, exact: true });
+  if (await tab.count()) await tab.click();
+  const panel = page.locator(`[data-testid="config-panel"][data-location="${locationName}"]`);
+  await expect(panel).toBeVisible();
+  return panel;
 }

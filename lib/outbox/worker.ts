@@ -4,6 +4,7 @@ import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { decryptSecret } from "../crypto";
 import { describeError } from "../log-errors";
+import { isDatabaseUnavailable } from "../errors";
 import { postOnce, type PostResult } from "./http";
 import { signatureHeader } from "./signature";
 
@@ -218,6 +219,9 @@ export async function deliverDue(opts: { targets?: number; wait?: boolean } = {}
 }
 
 
+/** Whether the last pass found the database unreachable (so the outage is logged once). */
+let dbDown = false;
+
 async function cycle() {
   if (state.stopped) return;
   if (state.running) {
@@ -231,8 +235,14 @@ async function cycle() {
       const n = await deliverDue({ wait: false });
       if (n > 0) state.again = true;
     } while (state.again && !state.stopped);
+    if (dbDown) console.info("[outbox] database reachable again; deliveries go on");
+    dbDown = false;
   } catch (err) {
-    console.error("[outbox] delivery pass failed:", describeError(err));
+    // A database outage is said once (passes run every half second), not once per pass.
+    if (isDatabaseUnavailable(err)) {
+      if (!dbDown) console.warn("[outbox] database unavailable; queued deliveries wait for it");
+      dbDown = true;
+    } else console.error("[outbox] delivery pass failed:", describeError(err));
   } finally {
     state.running = false;
   }
