@@ -15,10 +15,9 @@ import { Dialog, DialogContent, DialogFormFooter } from "@/components/ui/dialog"
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
-import { Textarea } from "@/components/ui/textarea";
 import { useSubmit } from "@/components/ui/use-submit";
 import { aliasKind, aliasState, refreshAcl, type AclAlias } from "./api";
-import { ProtocolsField } from "./protocols-field";
+import { DestinationFields } from "./protocols-field";
 
 type FormIn = z.input<typeof aclAliasSchema>;
 type FormOut = z.output<typeof aclAliasSchema>;
@@ -116,26 +115,7 @@ export function AliasDialog({ alias, ruleNames = [], open, onOpenChange }: Alias
               )}
             />
           </Field>
-          <Field label={t("destination")} error={errorOf("destination")} hint={t("destinationHint")}>
-            <Textarea
-              data-testid="alias-destination"
-              rows={3}
-              className="font-mono"
-              spellCheck={false}
-              placeholder="192.0.2.0/24, 198.51.100.10-198.51.100.20"
-              {...form.register("destination")}
-            />
-          </Field>
-          <Field label={t("ports")} error={errorOf("ports")} hint={t("portsHint")}>
-            <Input data-testid="alias-ports" className="font-mono" autoComplete="off" placeholder="22, 443, 8000-8080" {...form.register("ports")} />
-          </Field>
-          <Field label={t("protocols")} error={errorOf("protocols")}>
-            <Controller
-              control={form.control}
-              name="protocols"
-              render={({ field }) => <ProtocolsField value={field.value ?? []} onChange={field.onChange} testId="alias-protocols" />}
-            />
-          </Field>
+          <DestinationFields form={form} errorOf={errorOf} t={t} testIdPrefix="alias" />
           {confirming && (
             <div role="alert" className="flex gap-3 rounded-md border border-warning/40 bg-warning-subtle p-3 text-sm" data-testid="alias-in-use">
               <AlertTriangle className="mt-0.5 size-4 shrink-0 text-warning" aria-hidden />

@@ -4,7 +4,7 @@ import { useMemo, useState, type ReactNode } from "react";
 import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
-import { Controller, useForm, type Path } from "react-hook-form";
+import { useForm, type Path } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useQueryClient } from "@tanstack/react-query";
 import type { z } from "zod";
@@ -24,11 +24,10 @@ import { MultiSelect, type MultiSelectLabels, type MultiSelectOption } from "@/c
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { Switch } from "@/components/ui/switch";
-import { Textarea } from "@/components/ui/textarea";
 import { useSubmit } from "@/components/ui/use-submit";
 import { aliasKind, aliasState, refreshAcl, ruleState, useRule, type AclRule } from "./api";
 import { useAclContext, type AclContext, type Named } from "./context";
-import { ProtocolsField } from "./protocols-field";
+import { DestinationFields } from "./protocols-field";
 import { RuleStateBadge } from "./state-badge";
 
 type FormIn = z.input<typeof aclRuleSchema>;
@@ -334,26 +333,7 @@ function RuleForm({ rule, ctx, back }: { rule?: AclRule; ctx: AclContext; back: 
                 hint: t("aliasesHint"),
                 getLabel: (v) => ctx.maps.aliases.get(Number(v))?.name ?? `#${v}`,
               })}
-              <Field label={t("destination")} error={errorOf("destination")} hint={t("destinationHint")}>
-                <Textarea
-                  data-testid="rule-destination"
-                  rows={3}
-                  className="font-mono"
-                  spellCheck={false}
-                  placeholder="192.0.2.0/24, 198.51.100.10-198.51.100.20"
-                  {...form.register("destination")}
-                />
-              </Field>
-              <Field label={t("ports")} error={errorOf("ports")} hint={t("portsHint")}>
-                <Input data-testid="rule-ports" className="font-mono" autoComplete="off" placeholder="22, 443, 8000-8080" {...form.register("ports")} />
-              </Field>
-              <Field label={t("protocols")} error={errorOf("protocols")}>
-                <Controller
-                  control={form.control}
-                  name="protocols"
-                  render={({ field }) => <ProtocolsField value={field.value ?? []} onChange={field.onChange} testId="rule-protocols" />}
-                />
-              </Field>
+              <DestinationFields form={form} errorOf={errorOf} t={t} testIdPrefix="rule" />
             </Section>
           </div>
 

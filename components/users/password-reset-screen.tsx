@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useTranslations } from "next-intl";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
@@ -59,9 +59,17 @@ function Outcome({ tone, title, text, testId }: { tone: "success" | "error"; tit
  */
 function RequestLink() {
   const t = useTranslations("passwordReset");
-  const { fromKey } = useValidationMessages();
+  const { fromKey, fromServer } = useValidationMessages();
   const form = useForm<{ email: string }>({ resolver: zodResolver(z.object({ email: emailSchema })), defaultValues: { email: "" } });
-  const request = useMutation({ mutationFn: (v: { email: string }) => api.post("/password-reset/request", v) });
+  const [failure, setFailure] = useState<string | null>(null);
+  const submit = useSubmit(form, {
+    mutationFn: (v) => api.post("/password-reset/request", v),
+    errorText: (err) => (err instanceof ApiBadRequestError ? (fromServer(err) ?? err.msg) : t("failed")),
+    fields: ["email"],
+    // The page says what went wrong itself; success is the "sent" page, not a toast.
+    report: (text) => setFailure(text),
+  });
+  const request = submit.mutation;
   if (request.isSuccess) {
     return (
       <Frame>
@@ -75,15 +83,14 @@ function RequestLink() {
       <p className="mb-6 text-sm text-fg-muted">{t("requestText")}</p>
       <form
         noValidate
-        onSubmit={form.handleSubmit((v) => !request.isPending && request.mutate(v))}
+        onSubmit={(e) => {
+          setFailure(null);
+          return submit.onSubmit(e);
+        }}
         className="flex flex-col gap-4"
         data-testid="password-reset-request-form"
       >
-        {request.isError && (
-          <p role="alert" className="rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error">
-            {request.error instanceof ApiBadRequestError ? request.error.msg : t("failed")}
-          </p>
-        )}
+        {failure && <FormAlert>{failure}</FormAlert>}
         <Field label={t("email")} error={fromKey(form.formState.errors.email?.message)}>
           <Input type="email" autoComplete="email" autoFocus data-testid="password-reset-email" {...form.register("email")} />
         </Field>
