@@ -20,7 +20,7 @@ test("add a log stream, see events arrive, a failing receiver's error and backlo
   test.setTimeout(180_000);
   const s = suffix();
   const api = await apiClient();
-  const url = `${rx.url}/ingest-${s}`;
+  const url = `${new URL(rx.url).origin}/ingest-${s}`;
   const name = `siem-${s}`;
   const mine = () => rx.received.filter((r) => r.path === `/ingest-${s}`);
 
