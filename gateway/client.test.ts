@@ -49,6 +49,7 @@ class FakeDevice implements WgDevice {
   async destroy() {
     this.state = null;
   }
+  release() {}
   async setUp() {}
   async readState() {
     if (!this.state) throw new Error("no such device");
@@ -123,6 +124,7 @@ beforeAll(async () => {
     name: "fake-edge",
     hostname: "gw-unit",
     firewall: false,
+    teardownOnExit: false,
     backoffMinMs: 100,
     backoffMaxMs: 500,
   };
@@ -242,6 +244,7 @@ describe("gateway agent over TLS with a private CA", () => {
       name: null,
       hostname: "gw-tls",
       firewall: false,
+      teardownOnExit: false,
       backoffMinMs: 100,
       backoffMaxMs: 300,
     };

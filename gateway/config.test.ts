@@ -20,6 +20,7 @@ describe("loadConfig", () => {
       hostname: "edge",
       preUp: null,
       firewall: true,
+      teardownOnExit: false,
     });
   });
 
@@ -35,8 +36,9 @@ describe("loadConfig", () => {
       DEFGUARD_POST_DOWN: "echo pod",
       HEALTH_PORT: "55003",
       DEFGUARD_GATEWAY_NAME: " edge-1 ",
+      DEFGUARD_TEARDOWN_ON_EXIT: "1",
     });
-    expect(c).toMatchObject({ ifname: "wg-dgt", userspace: true, statsPeriod: 2, preUp: "echo pre", postDown: "echo pod", healthPort: 55003, name: "edge-1" });
+    expect(c).toMatchObject({ teardownOnExit: true, ifname: "wg-dgt", userspace: true, statsPeriod: 2, preUp: "echo pre", postDown: "echo pod", healthPort: 55003, name: "edge-1" });
   });
 
   it("lists every problem at once", () => {

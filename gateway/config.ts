@@ -37,6 +37,12 @@ export interface GatewayConfig {
   hostname: string;
   /** Apply firewall configs with nftables (DEFGUARD_DISABLE_FW_MGMT=1 turns it off). */
   firewall: boolean;
+  /**
+   * Remove the interface, wireguard-go and the firewall table on SIGTERM/SIGINT (with the
+   * PRE_DOWN/POST_DOWN hooks). Off by default: a restarted or upgraded agent adopts what is
+   * running, so tunnels carry traffic through the restart (DEFGUARD_TEARDOWN_ON_EXIT=1).
+   */
+  teardownOnExit: boolean;
   /** Backoff bounds in ms for reconnecting. */
   backoffMinMs: number;
   backoffMaxMs: number;
@@ -130,6 +136,7 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => B
   const healthPort = int(env, "HEALTH_PORT", problems, null, 1, 65535);
   const hostname = (env.DEFGUARD_HOSTNAME ?? "").trim() || osHostname();
   const firewall = !flag(env, "DEFGUARD_DISABLE_FW_MGMT", problems);
+  const teardownOnExit = flag(env, "DEFGUARD_TEARDOWN_ON_EXIT", problems);
   if (problems.length) throw new ConfigError(problems);
   return Object.freeze({
     token,
@@ -150,6 +157,7 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => B
     name: optional(env.DEFGUARD_GATEWAY_NAME)?.trim() ?? null,
     hostname,
     firewall,
+    teardownOnExit,
     backoffMinMs: 1000,
     backoffMaxMs: 30_000,
   });

@@ -4,8 +4,10 @@
  * and its nftables table in step with a console over gRPC. Configured by environment
  * variables, like defguard's gateway (gateway/config.ts lists them).
  *
- * Exit: SIGINT/SIGTERM → PRE_DOWN, firewall table and interface removed (our wireguard-go
- * stopped by PID), POST_DOWN, exit 0. A second signal exits at once.
+ * Exit: SIGINT/SIGTERM → the interface, wireguard-go and the firewall table are left running
+ * (a restarted or upgraded agent adopts them, so no tunnel notices), exit 0. With
+ * DEFGUARD_TEARDOWN_ON_EXIT=1: PRE_DOWN, firewall table and interface removed (our
+ * wireguard-go stopped by PID), POST_DOWN, exit 0. A second signal exits at once.
  */
 import { createServer, type Server } from "node:http";
 import { GatewayClient } from "./client";

@@ -57,6 +57,9 @@ class Device {
     calls.push(ops.map((o) => (o.op === "upsert-peer" ? `+${o.peer.pubkey.slice(0, 4)}` : o.op === "remove-peer" ? `-${o.pubkey.slice(0, 4)}` : o.op)).join(","));
     this.state = applyOps(this.state!, ops);
   }
+  release() {
+    calls.push("release");
+  }
   dispose() {}
 }
 
@@ -127,16 +130,39 @@ describe("InterfaceManager", () => {
     expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)", "nft delete table inet defguard_wg_t"]);
   });
 
-  it("shutdown: PRE_DOWN, firewall table and interface removed, POST_DOWN", async () => {
+  it("shutdown by default leaves the interface and its firewall table running for the next agent", async () => {
     await manager.applyConfiguration(conf([2], { firewall_config: FW }));
     calls.length = 0;
     await manager.shutdown();
+    expect(calls).toEqual(["release"]);
+  });
+
+  it("shutdown with teardown: PRE_DOWN, firewall table and interface removed, POST_DOWN", async () => {
+    await manager.applyConfiguration(conf([2], { firewall_config: FW }));
+    calls.length = 0;
+    await manager.shutdown(true);
     expect(calls).toEqual(["hook PRE_DOWN", "nft delete table inet defguard_wg_t", "destroy", "hook POST_DOWN"]);
     expect(manager.isUp).toBe(false);
   });
 
-  it("an existing interface is adopted, not recreated (an agent restart keeps sessions)", async () => {
+  it("DEFGUARD_TEARDOWN_ON_EXIT decides the default", async () => {
+    const tearing = new InterfaceManager({ ...cfg, teardownOnExit: true }, device, () => {});
+    await tearing.applyConfiguration(conf([2]));
+    calls.length = 0;
+    await tearing.shutdown();
+    expect(calls).toContain("destroy");
+    expect(calls).not.toContain("release");
+  });
+
+  it("gateway-side peers get no persistent keepalive; an adopted one that has it is turned off", async () => {
     device.state = applyOps(emptyState(), [{ op: "upsert-peer", existed: false, peer: { pubkey: key(2), allowedIps: ["203.0.113.2/32"], presharedKey: null, keepalive: 25 } }]);
+    await manager.applyConfiguration(conf([2, 3]));
+    for (const p of device.state!.peers.values()) expect(p.keepalive, p.pubkey).toBe(0);
+    expect(calls).toContain(`+${key(2).slice(0, 4)},+${key(3).slice(0, 4)}`);
+  });
+
+  it("an existing interface is adopted, not recreated (an agent restart keeps sessions)", async () => {
+    device.state = applyOps(emptyState(), [{ op: "upsert-peer", existed: false, peer: { pubkey: key(2), allowedIps: ["203.0.113.2/32"], presharedKey: null, keepalive: 0 } }]);
     await manager.applyConfiguration(conf([2, 3]));
     expect(calls).not.toContain("create");
     expect(calls).not.toContain("hook PRE_UP");

@@ -222,9 +222,21 @@ export class InterfaceManager {
     this.log("info", `firewall applied: table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`);
   }
 
-  /** PRE_DOWN, firewall table and interface removed, POST_DOWN. */
-  shutdown(): Promise<void> {
+  /**
+   * The agent is exiting. By default the interface, wireguard-go and the firewall table stay
+   * as they are, so tunnels keep carrying traffic (filtered as before) until the next agent
+   * adopts them. With `teardown` (DEFGUARD_TEARDOWN_ON_EXIT=1): PRE_DOWN, firewall table and
+   * interface removed, POST_DOWN.
+   */
+  shutdown(teardown = this.cfg.teardownOnExit): Promise<void> {
     return this.serial(async () => {
+      if (!teardown) {
+        this.wg.onUnexpectedExit = null;
+        this.wg.release();
+        const fw = this.cfg.firewall && this.firewall !== null && this.firewall !== "none";
+        this.log("info", `interface ${this.wg.ifname}${fw ? " and its firewall table" : ""} left up for the next agent (DEFGUARD_TEARDOWN_ON_EXIT=1 removes them)`);
+        return;
+      }
       await runHook("PRE_DOWN", this.cfg.preDown, this.log, { DEFGUARD_IFNAME: this.wg.ifname });
       if (this.cfg.firewall && this.firewall !== null && this.firewall !== "none") {
         await nftDeleteTable(NFT_FAMILY, firewallTableName(this.wg.ifname)).catch((err) => this.log("warn", `deleting the firewall table: ${(err as Error).message}`));

@@ -125,8 +125,9 @@ describe("diff + applyOps", () => {
     });
     expect(diff(applied, desired)).toEqual([
       { op: "remove-peer", pubkey: a },
-      { op: "upsert-peer", existed: true, peer: { pubkey: b, allowedIps: ["203.0.113.3/32", "203.0.113.9/32"], presharedKey: null, keepalive: 25 } },
-      { op: "upsert-peer", existed: false, peer: { pubkey: c, allowedIps: ["203.0.113.4/32"], presharedKey: null, keepalive: 25 } },
+      // The clients' keepalive interval is not set on the gateway side (peers without endpoints).
+      { op: "upsert-peer", existed: true, peer: { pubkey: b, allowedIps: ["203.0.113.3/32", "203.0.113.9/32"], presharedKey: null, keepalive: 0 } },
+      { op: "upsert-peer", existed: false, peer: { pubkey: c, allowedIps: ["203.0.113.4/32"], presharedKey: null, keepalive: 0 } },
     ]);
   });
 

@@ -74,7 +74,11 @@ export function normalizePeer(p: WirePeer): PeerState {
     pubkey: p.pubkey.trim(),
     allowedIps: uniqSorted((p.allowed_ips ?? []).map((s) => s.trim()).filter(Boolean).map(canonicalRoute)),
     presharedKey: normalizePsk(p.preshared_key),
-    keepalive: Math.max(0, Math.floor(Number(p.keepalive_interval ?? 0)) || 0),
+    // The console sends the clients' keepalive interval (it belongs in their configs). On the
+    // gateway every peer is a roaming client without a configured endpoint: a persistent
+    // keepalive there only makes wireguard-go retry sends to nowhere (and grow) for every
+    // peer that is offline, so the gateway side never sets one.
+    keepalive: 0,
   };
 }
 

@@ -35,7 +35,9 @@ describe("parseDump", () => {
 
   it("becomes the same state as the configuration that produced it", () => {
     const s = stateFromDump(parseDump(DUMP), ["203.0.113.1/24"]);
-    expect(s.peers.get(K1)).toEqual(normalizePeer({ pubkey: K1, allowed_ips: ["2001:db8::2/128", "203.0.113.2/32"], preshared_key: PSK, keepalive_interval: 25 }));
+    // Same peer, except the keepalive an older agent had set: the agent now turns it off.
+    expect(s.peers.get(K1)).toEqual({ ...normalizePeer({ pubkey: K1, allowed_ips: ["2001:db8::2/128", "203.0.113.2/32"], preshared_key: PSK, keepalive_interval: 25 }), keepalive: 25 });
+    expect(normalizePeer({ pubkey: K1, allowed_ips: [], keepalive_interval: 25 }).keepalive).toBe(0);
     expect(s.addresses).toEqual(["203.0.113.1/24"]);
   });
 });

@@ -7,7 +7,7 @@
  * `parseDump` and `opsToCommands` are pure (unit-tested); the rest runs processes.
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, mkdtempSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { canonicalAddress, canonicalRoute } from "../lib/net/ip";
@@ -248,6 +248,8 @@ export interface WgDevice {
   exists(): Promise<boolean>;
   create(): Promise<void>;
   destroy(): Promise<void>;
+  /** Stop watching the interface but leave it (and our wireguard-go) running. */
+  release(): void;
   setUp(): Promise<void>;
   dump(): Promise<Dump>;
   readState(): Promise<InterfaceState>;
@@ -266,6 +268,7 @@ export class WgInterface implements WgDevice {
   /** Called when wireguard-go exits while we did not ask it to. */
   onUnexpectedExit: ((why: string) => void) | null = null;
   private stopping = false;
+  private followLog: NodeJS.Timeout | null = null;
 
   constructor(opts: WgOptions) {
     this.ifname = opts.ifname;
@@ -304,24 +307,51 @@ export class WgInterface implements WgDevice {
       return;
     }
     this.stopping = false;
+    // wireguard-go must outlive the agent (a restart or upgrade adopts the running interface),
+    // so it gets its own session and writes to a file, not to a pipe of ours: Go programs die
+    // of SIGPIPE when they write to a closed stdout. The agent follows the file while it runs.
+    const logPath = join(this.keyDir, "wireguard-go.log");
+    const fd = openSync(logPath, "a", 0o600);
     const child = spawn(this.wireguardGo, ["-f", this.ifname], {
-      stdio: ["ignore", "pipe", "pipe"],
+      stdio: ["ignore", fd, fd],
+      detached: true,
       env: {
         ...process.env,
         LOG_LEVEL: process.env.DEFGUARD_WIREGUARD_GO_LOG_LEVEL || "error",
         WG_I_PREFER_BUGGY_USERSPACE_TO_POLISHED_KMOD: "1",
       },
     });
+    closeSync(fd);
     this.child = child;
     let exitInfo: string | null = null;
-    let output = "";
-    const onData = (chunk: Buffer) => {
-      const text = chunk.toString("utf8");
-      output = (output + text).slice(-4000);
-      for (const line of text.split("\n")) if (line.trim() && !NOISE.test(line)) this.log("info", `wireguard-go: ${line.trim()}`);
+    const output = () => {
+      try {
+        return readFileSync(logPath, "utf8").slice(-4000);
+      } catch {
+        return "";
+      }
     };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
+    let seen = 0;
+    this.followLog = setInterval(() => {
+      let text = "";
+      try {
+        const size = statSync(logPath).size;
+        if (size <= seen) return;
+        const buf = Buffer.alloc(Math.min(size - seen, 64 * 1024));
+        const rfd = openSync(logPath, "r");
+        try {
+          readSync(rfd, buf, 0, buf.length, seen);
+        } finally {
+          closeSync(rfd);
+        }
+        seen += buf.length;
+        text = buf.toString("utf8");
+      } catch {
+        return;
+      }
+      for (const line of text.split("\n")) if (line.trim() && !NOISE.test(line)) this.log("info", `wireguard-go: ${line.trim()}`);
+    }, 1000);
+    this.followLog.unref();
     this.childExited = new Promise<void>((resolve) => {
       child.on("exit", (code, signal) => {
         exitInfo = signal ?? `code ${code}`;
@@ -335,7 +365,7 @@ export class WgInterface implements WgDevice {
     });
     const deadline = Date.now() + 10_000;
     for (;;) {
-      if (exitInfo) throw new Error(`wireguard-go ${this.ifname} did not start (${exitInfo}): ${output.trim().slice(-500)}`);
+      if (exitInfo) throw new Error(`wireguard-go ${this.ifname} did not start (${exitInfo}): ${output().trim().slice(-500)}`);
       if (await this.exists()) break;
       if (Date.now() > deadline) {
         await this.destroy();
@@ -349,6 +379,8 @@ export class WgInterface implements WgDevice {
   /** Remove the interface: stop our wireguard-go by PID, delete the link if it is still there. */
   async destroy(): Promise<void> {
     this.stopping = true;
+    if (this.followLog) clearInterval(this.followLog);
+    this.followLog = null;
     const child = this.child;
     if (child?.pid) {
       child.kill("SIGTERM");
@@ -398,8 +430,25 @@ export class WgInterface implements WgDevice {
     }
   }
 
+  /**
+   * Leave the interface running when the agent exits: our wireguard-go (if we started it) is
+   * let go, still in its own session, and keeps the tunnels up until the next agent adopts it.
+   */
+  release(): void {
+    this.stopping = true;
+    if (this.followLog) clearInterval(this.followLog);
+    this.followLog = null;
+    this.child?.unref();
+    if (this.child?.pid) this.log("info", `leaving wireguard-go (pid ${this.child.pid}) and ${this.ifname} running`);
+    this.child = null;
+  }
+
   /** Remove the private temp directory (call once, at exit). */
   dispose(): void {
+    if (this.followLog) clearInterval(this.followLog);
+    this.followLog = null;
+    // A released wireguard-go keeps its (now unlinked) log file open; at its default log
+    // level it writes errors only, and the next agent starts a log of its own if it must.
     rmSync(this.keyDir, { recursive: true, force: true });
   }
 }

@@ -54,6 +54,7 @@ export const LAYERS = [
   "stats",
   "acl",
   "gateways",
+  "reports",
   "platform",
   "webhooks",
   "health",

@@ -6,6 +6,7 @@
 import {
   Activity,
   Boxes,
+  ClipboardList,
   FileKey,
   Laptop,
   LayoutDashboard,
@@ -36,6 +37,7 @@ export type NavKey =
   | "provisioners"
   | "enrollment"
   | "activity"
+  | "reports"
   | "settings"
   | "support"
   | "devices"
@@ -68,6 +70,7 @@ export const NAV: readonly NavEntry[] = [
   { key: "provisioners", href: "/provisioners", icon: FileKey, adminOnly: true, ready: false, placement: "main", module: "worker_enabled" },
   { key: "enrollment", href: "/enrollment", icon: UserPlus, adminOnly: true, ready: true, placement: "main" },
   { key: "activity", href: "/activity", icon: Activity, adminOnly: false, ready: true, placement: "main" },
+  { key: "reports", href: "/reports/stale-access", icon: ClipboardList, adminOnly: true, ready: true, placement: "main" },
   { key: "settings", href: "/settings", icon: Settings, adminOnly: true, ready: true, placement: "main" },
   { key: "support", href: "/support", icon: LifeBuoy, adminOnly: true, ready: false, placement: "main" },
   { key: "devices", href: "/devices", icon: Laptop, adminOnly: false, ready: true, placement: "bottom", module: "wireguard_enabled" },

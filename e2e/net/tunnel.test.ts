@@ -68,7 +68,30 @@ let agentExit: Promise<number | null> = Promise.resolve(null);
 let agentLog = "";
 let hooksLog = "";
 let locationId = 0;
+let agentToken = "";
 const ping = pingCommand() ?? ["ping"];
+
+/**
+ * A ping running 5 times a second from `ns` until stop(); stop() answers how many were sent
+ * and answered (iputils' summary line).
+ */
+function continuousPing(ns: string, dest: string) {
+  const child = spawn("ip", ["netns", "exec", ns, ...ping, "-i", "0.2", "-W", "1", dest], { stdio: ["ignore", "pipe", "pipe"] });
+  res.pids.add(child.pid!);
+  let out = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString("utf8")));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  return {
+    async stop(): Promise<{ sent: number; received: number }> {
+      child.kill("SIGINT");
+      await exited;
+      res.pids.delete(child.pid!);
+      const m = /(\d+) packets transmitted, (\d+) (?:packets )?received/.exec(out);
+      if (!m) throw new Error(`no ping summary in: ${out.slice(-500)}`);
+      return { sent: Number(m[1]), received: Number(m[2]) };
+    },
+  };
+}
 
 /** Exit-handler path: SIGTERM the console (it stops its PostgreSQL), then kill what is left of its tree. */
 function stopConsoleSync() {
@@ -152,7 +175,7 @@ async function setUserActive(username: string, active: boolean) {
   });
 }
 
-function startAgent(token: string, grpcPort: number) {
+function startAgent(token: string, grpcPort: number, extraEnv: Record<string, string> = {}) {
   const logFile = join(tmp, "agent.log");
   agentLog = logFile;
   const fd = openSync(logFile, "a");
@@ -174,6 +197,7 @@ function startAgent(token: string, grpcPort: number) {
       DEFGUARD_POST_UP: hook("POST_UP"),
       DEFGUARD_PRE_DOWN: hook("PRE_DOWN"),
       DEFGUARD_POST_DOWN: hook("POST_DOWN"),
+      ...extraEnv,
     },
   });
   closeSync(fd);
@@ -275,6 +299,7 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
       await api.ok("POST", "/user", { username: u, first_name: "Net", last_name: u, email: `${u}@example.com`, phone: null, password: null });
     }
     const { token } = await api.ok<{ token: string }>("GET", `/network/${locationId}/token`, undefined, 200);
+    agentToken = token;
     startAgent(token, Number(serverOpts.env!.DEFGUARD_GRPC_PORT));
     await until("agent health 200", async () => (await health()) === 200, 30_000, 100).catch((e) => {
       throw new Error(`${e.message}\nagent log:\n${readFileSync(agentLog, "utf8").slice(-3000)}`);
@@ -462,6 +487,9 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     // Drift while the console is away: a stray peer appears on the gateway.
     const stray = generateKeyPair().publicKey;
     await nsMust(NS.gw, "wg", ["set", IF, "peer", stray, "allowed-ips", "203.0.113.250/32"]);
+    // The network device in A's namespace pings the gateway through the whole restart.
+    const pinging = continuousPing(NS.client, "203.0.113.1");
+    await sleep(1000);
     await server!.stop();
     await until("agent health 503", async () => (await health()) === 503, 20_000, 100);
     expect(wireguardGoPids(res, NS.gw, IF)).toEqual([wgPid]);
@@ -475,6 +503,11 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     expect(gws[String(locationId)]).toEqual(expect.arrayContaining([expect.objectContaining({ hostname: NS.gw, connected: true, name: "net-test" })]));
     await until("stray peer removed", async () => !(await gwPeers(NS.gw, IF)).has(stray), 5000, 50);
     expect((await gwPeers(NS.gw, IF)).has(netKey), "the CLI-configured network device is in the full config after the re-sync").toBe(true);
+    await sleep(1000);
+    const across = await pinging.stop();
+    log(`pings across the console restart: ${across.received}/${across.sent} answered`);
+    expect(across.sent).toBeGreaterThan(10);
+    expect(across.received, "no ping lost while the console restarted").toBe(across.sent);
     // Its owner (the admin) is untouched by bob's disable/enable; its tunnel still works.
     expect(await pingOk(NS.client, "203.0.113.1", 1)).toBe(true);
     expect(wireguardGoPids(res, NS.gw, IF)).toEqual([wgPid]);
@@ -492,13 +525,44 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     expect(Number(n)).toBeGreaterThan(0);
   });
 
-  it("SIGTERM: PRE_DOWN, interface and wireguard-go gone, POST_DOWN, exit 0", async () => {
+  it("an agent restart (SIGTERM, start again) keeps the interface and wireguard-go: no ping lost", async () => {
+    const pinging = continuousPing(NS.client, "203.0.113.1");
+    await sleep(1000);
+    const t0 = performance.now();
+    agent!.kill("SIGTERM");
+    const code = await Promise.race([agentExit, sleep(15_000).then(() => "timeout")]);
+    expect(code).toBe(0);
+    res.pids.delete(agent!.pid!);
+    // Left running: same wireguard-go, same interface, no down hooks.
+    expect(wireguardGoPids(res, NS.gw, IF)).toEqual([wgPid]);
+    expect(await ifindex(NS.gw, IF)).toBe(wgIfindex);
+    expect(readFileSync(hooksLog, "utf8").split("\n").filter(Boolean)).toEqual(["PRE_UP", "POST_UP"]);
+    // The next agent (told to tear down when it stops, for the last step) adopts it.
+    startAgent(agentToken, Number(serverOpts.env!.DEFGUARD_GRPC_PORT), { DEFGUARD_TEARDOWN_ON_EXIT: "1" });
+    await until("the new agent's health 200", async () => (await health()) === 200, 30_000, 100);
+    log(`agent restarted and connected in ${((performance.now() - t0) / 1000).toFixed(2)} s`);
+    await until("the adoption in the agent log", async () => readFileSync(agentLog, "utf8").includes("already exists: adopting it"), 5000, 50);
+    await sleep(1500);
+    const across = await pinging.stop();
+    log(`pings across the agent restart: ${across.received}/${across.sent} answered`);
+    expect(across.sent).toBeGreaterThan(10);
+    expect(across.received, "no ping lost while the agent restarted").toBe(across.sent);
+    expect(wireguardGoPids(res, NS.gw, IF)).toEqual([wgPid]);
+    expect(await ifindex(NS.gw, IF)).toBe(wgIfindex);
+    expect((await gwPeers(NS.gw, IF)).has(netKey)).toBe(true);
+    // Gateway-side peers carry no persistent keepalive (they have no endpoint to keep alive).
+    const dump = await nsMust(NS.gw, "wg", ["show", IF, "persistent-keepalive"]);
+    for (const line of dump.trim().split("\n").filter(Boolean)) expect(line.split("\t")[1], line).toBe("off");
+  });
+
+  it("SIGTERM with DEFGUARD_TEARDOWN_ON_EXIT=1: PRE_DOWN, interface and wireguard-go gone, POST_DOWN, exit 0", async () => {
     agent!.kill("SIGTERM");
     const code = await Promise.race([agentExit, sleep(15_000).then(() => "timeout")]);
     expect(code).toBe(0);
     res.pids.delete(agent!.pid!);
     expect(await ifindex(NS.gw, IF)).toBeNull();
-    expect(wireguardGoPids(res, NS.gw, IF)).toEqual([]);
+    // The adopted wireguard-go is not the agent's child: it exits when its interface is deleted.
+    await until("wireguard-go gone", async () => wireguardGoPids(res, NS.gw, IF).length === 0, 5000, 50);
     expect(readFileSync(hooksLog, "utf8").split("\n").filter(Boolean)).toEqual(["PRE_UP", "POST_UP", "PRE_DOWN", "POST_DOWN"]);
   });
 });

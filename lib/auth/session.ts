@@ -142,6 +142,10 @@ export async function findApiTokenSession(token: string): Promise<Session | null
     .limit(1);
   const r = rows[0];
   if (!r || !r.isActive) return null;
+  // Bookkeeping for the stale-access report, at most once a minute per token.
+  await getDb().execute(
+    sql`update api_tokens set last_used_at = now() where id = ${r.tokenId} and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+  );
   return {
     id: `api_token:${r.tokenId}`,
     state: "authenticated",

@@ -31,6 +31,7 @@ import {
   welcomeTestSchema,
 } from "../enrollment/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
+import { staleAccessQuery } from "../reports/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
 import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
@@ -177,6 +178,7 @@ export const OPERATIONS: Operation[] = [
   { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
   { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
   { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
+  { method: "GET", path: "/report/stale_access", tag: "reports", access: "admin", query: staleAccessQuery, summary: "Stale-access report: users and devices without sign-in or VPN handshake for ?days= (default 90), admins without MFA, API tokens unused that long, groups granting locations to nobody; ?format=csv answers one CSV table (text/csv download)" },
   { method: "GET", path: "/acl/check", tag: "acl", access: "admin", query: aclCheckQuery, summary: "Would a user's devices (or a device) reach destination:port in a location? {allowed, rule, reason, devices}, from the compiled firewall" },
   { method: "GET", path: "/acl/impact", tag: "acl", access: "admin", query: aclImpactQuery, summary: "Devices gaining and losing access per location if the given pending rules/aliases (default: all) were deployed" },
 

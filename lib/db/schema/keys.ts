@@ -16,6 +16,8 @@ export const apiTokens = pgTable(
     name: text("name").notNull(),
     tokenHash: text("token_hash").notNull(),
     createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+    /** Last request made with the token, to the minute (the stale-access report reads it). */
+    lastUsedAt: timestamp("last_used_at", { withTimezone: true }),
   },
   (t) => [uniqueIndex("api_tokens_hash_idx").on(t.tokenHash), index("api_tokens_user_idx").on(t.userId)],
 );
