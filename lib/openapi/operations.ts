@@ -30,6 +30,7 @@ import {
   startUserEnrollmentSchema,
   welcomeTestSchema,
 } from "../enrollment/schema";
+import { clientMfaFinishSchema, clientMfaStartSchema } from "../clientmfa/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
@@ -216,6 +217,8 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/password-reset/request", tag: "enrollment", access: "public", body: passwordResetRequestSchema, summary: "defguard proxy: e-mail a password reset link to this address (answers the same whether or not it is known)" },
   { method: "POST", path: "/password-reset/start", tag: "enrollment", access: "public", body: passwordResetStartSchema, summary: "defguard proxy: check a reset token → {deadline_timestamp}; sets the password reset session cookie" },
   { method: "POST", path: "/password-reset/reset", tag: "enrollment", access: "public", body: passwordResetResetSchema, summary: "defguard proxy: the new password for the reset session; the token is spent" },
+  { method: "POST", path: "/client-mfa/start", tag: "enrollment", access: "public", body: clientMfaStartSchema, summary: "defguard proxy: start a desktop client's MFA login to an MFA location (method 0 TOTP, 1 e-mail, 2 OpenID) → {token}" },
+  { method: "POST", path: "/client-mfa/finish", tag: "enrollment", access: "public", body: clientMfaFinishSchema, summary: "defguard proxy: finish the MFA login with its code → {preshared_key}; the device is a peer of the location until it stays without a handshake for peer_disconnect_threshold" },
 
   { method: "GET", path: "/network/gateways", tag: "gateways", access: "admin", summary: "Gateways of every location: {\"<location id>\": [GatewayState]}" },
   { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },
