@@ -200,6 +200,12 @@ describe("the desktop client's enrolment sequence (own cookie jar)", () => {
     expect(dev.json.configs[0].config).toContain("Address = 10.70.0.2");
     const pollingToken: string = dev.json.token;
     expect(await activity("enrollment_device_added", "dora")).toEqual([{ username: "dora", module: "enrollment", device: "dora-laptop" }]);
+    // The user hears of the new device (name, key, location and address).
+    const deviceMail = sink.messages.find((m) => m.to.includes("dora@example.com") && /new device added/.test(m.subject));
+    expect(deviceMail, "new-device e-mail").toBeDefined();
+    expect(deviceMail!.raw).toContain("dora-laptop");
+    expect(deviceMail!.raw).toContain(key);
+    expect(deviceMail!.raw).toContain("Office: 10.70.0.2");
 
     // 3. activate_user: password (and phone); the session ends.
     const weak = await c.activate({ password: "weak", phone_number: "+48 123 456 789" });
@@ -213,8 +219,12 @@ describe("the desktop client's enrolment sequence (own cookie jar)", () => {
     expect(u).toEqual({ enrolled: true, phone: "+48 123 456 789" });
     expect(await activity("enrollment_completed", "dora")).toHaveLength(1);
     // The welcome e-mail (enrolment settings) reaches the user.
-    const welcome = sink.messages.find((m) => m.to.includes("dora@example.com"));
+    const welcome = sink.messages.find((m) => m.to.includes("dora@example.com") && !/new device added/.test(m.subject));
     expect(welcome?.subject).toBeTruthy();
+    // The admin who started the enrolment hears that it is complete.
+    const notice = sink.messages.find((m) => m.to.includes("root@example.com") && /user enrollment completed/.test(m.subject));
+    expect(notice, "admin notice").toBeDefined();
+    expect(notice!.raw).toContain("(dora)");
     // The password works.
     const login = await call(authPost as Handler, { method: "POST", path: "/api/v1/auth", body: { username: "dora", password: STRONG } });
     expect(login.status, login.text).toBe(200);

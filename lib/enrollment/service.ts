@@ -20,7 +20,8 @@ import { deviceNameSchema } from "../devices/schema";
 import type { LocationRow } from "../locations/service";
 import type { NetworkDeviceCliInput } from "../devices/schema";
 import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
-import { desktopStartMail, enrollmentStartMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
+import { desktopStartMail, enrollmentCompletedAdminMail, enrollmentStartMail, newDeviceMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
+import type { Mail } from "../mail/service";
 
 /**
  * Enrolment tokens (stored hashed, shown once), two kinds:
@@ -495,12 +496,17 @@ export async function activateUser(sessionHash: string | null, input: ActivateUs
       module: "enrollment",
       description: "Enrollment completed: password set",
     });
-    if (!smtpConfigured(s)) return null;
+    if (!smtpConfigured(s)) return [];
     const admin = t.adminId !== null ? await userRow(tx, t.adminId) : undefined;
-    return { to: user.email, ...welcomeMail(s, welcomeContext(user, admin), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) };
+    const out: Mail[] = [{ to: user.email, ...welcomeMail(s, welcomeContext(user, admin), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) }];
+    // The admin who started the enrolment hears that it is done (not for a desktop activation).
+    if (admin && admin.id !== user.id && !user.enrolled) {
+      out.push({ to: admin.email, ...enrollmentCompletedAdminMail({ instanceName: s.instanceName, adminName: personName(admin), userName: personName(user), username: user.username }) });
+    }
+    return out;
   });
-  // The account is set up whatever happens to the message; a failed send is only logged.
-  if (mail) await sendMail(mail).catch((err) => console.error(`[enrollment] welcome e-mail not sent: ${(err as Error).message}`));
+  // The account is set up whatever happens to the messages; a failed send is only logged.
+  for (const m of mail) await sendMail(m).catch((err) => console.error(`[enrollment] e-mail "${m.subject}" not sent: ${(err as Error).message}`));
 }
 
 /** defguard proxy Device. */
@@ -572,7 +578,22 @@ export async function enrollDevice(sessionHash: string | null, input: Enrollment
       if (err instanceof AppError && err.field === "wireguard_pubkey") throw new AppError(err.status, err.msg, "pubkey");
       throw err;
     });
-    return { body: await deviceConfigResponse(tx, row, user.username, await newPollingToken(tx, row.id)), endsSession: false };
+    const body = await deviceConfigResponse(tx, row, user.username, await newPollingToken(tx, row.id));
+    return { body, endsSession: false, notice: { to: user.email, device: row, configs: body.configs } };
+  }).then(async ({ notice, ...answer }) => {
+    // As defguard: the user hears of a device added to their account (after the commit; a failed send is only logged).
+    const s = await getSettings();
+    if (smtpConfigured(s)) {
+      const m = newDeviceMail({
+        instanceName: s.instanceName,
+        deviceName: notice.device.name,
+        pubkey: notice.device.wireguardPubkey ?? "",
+        locations: notice.configs.map((c) => ({ name: c.network_name, ips: c.assigned_ip.split(",") })),
+        ip,
+      });
+      await sendMail({ to: notice.to, ...m }).catch((err) => console.error(`[enrollment] new-device e-mail not sent: ${(err as Error).message}`));
+    }
+    return answer;
   });
 }
 
