@@ -19,7 +19,8 @@ import { assertKeyFree, insertNetworkDevice } from "../devices/network";
 import { deviceNameSchema } from "../devices/schema";
 import type { LocationRow } from "../locations/service";
 import type { NetworkDeviceCliInput } from "../devices/schema";
-import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
+import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, RegisterMfaFinishInput, RegisterMfaStartInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
+import { emailEnable, emailInit, totpEnable, totpInit } from "../mfa/service";
 import { desktopStartMail, enrollmentCompletedAdminMail, enrollmentStartMail, newDeviceMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
 import type { Mail } from "../mail/service";
 
@@ -64,6 +65,11 @@ export const MSG = {
   enterpriseRequired: "Enterprise features are not enabled",
   notFoundDevice: "device not found",
   adminOnly: "only an administrator can manage devices",
+  alreadyEnrolled: "User is already enrolled",
+  methodEnabled: "Method already enabled",
+  mfaEnabled: "Mfa already enabled on the account",
+  totpInvalid: "Code invalid",
+  emailInvalid: "Email code invalid",
 } as const;
 
 const unauthorized = (msg: string) => new AppError(401, msg);
@@ -682,4 +688,53 @@ export async function pruneEnrollmentTokens(): Promise<number> {
     .delete(enrollmentTokens)
     .where(or(lt(enrollmentTokens.expiresAt, sql`now() - interval '1 day'`), lt(enrollmentTokens.usedAt, sql`now() - interval '1 day'`)));
   return r.rowCount ?? 0;
+}
+
+// ------------------------------------------------------------------- MFA set-up during enrolment
+
+/** The enrolling user of a running session (not yet enrolled: 403 otherwise). */
+async function enrollingUser(sessionHash: string | null) {
+  const db = getDb();
+  const t = await sessionToken(db, sessionHash);
+  const user = await userRow(db, t.userId);
+  if (!user) throw unauthorized(MSG.invalidToken);
+  if (user.enrolled) throw new AppError(403, MSG.alreadyEnrolled);
+  const [m] = await db.select({ totp: users.totpEnabled, email: users.emailMfaEnabled, mfa: users.mfaEnabled }).from(users).where(eq(users.id, user.id));
+  return { user, methods: m };
+}
+
+/**
+ * POST /enrollment/register-mfa/code/start {method}: TOTP → {totp_secret} (a pending secret the
+ * user's app adds); e-mail → {} and a code to the user's address. As defguard, for users still
+ * enrolling (the `defguard_proxy` session), when the method is not on yet.
+ */
+export async function registerMfaStart(sessionHash: string | null, input: RegisterMfaStartInput, ip: string | null): Promise<{ totp_secret?: string }> {
+  const { user, methods } = await enrollingUser(sessionHash);
+  const actor: Actor = { userId: user.id, username: user.username, ip };
+  if (input.method === "totp") {
+    if (methods.totp) throw new AppError(400, MSG.methodEnabled, "method");
+    const { secret: totpSecret } = await totpInit(actor, user.id, { fresh: false });
+    return { totp_secret: totpSecret };
+  }
+  if (methods.email) throw new AppError(400, MSG.methodEnabled, "method");
+  await emailInit(actor, user.id);
+  return {};
+}
+
+/**
+ * POST /enrollment/register-mfa/code/finish {code, method}: the first code turns the method and
+ * MFA on (activity mfa_totp_enabled / mfa_email_enabled) → {recovery_codes}.
+ */
+export async function registerMfaFinish(sessionHash: string | null, input: RegisterMfaFinishInput, ip: string | null): Promise<{ recovery_codes: string[] }> {
+  const { user, methods } = await enrollingUser(sessionHash);
+  if (methods.mfa) throw new AppError(400, MSG.mfaEnabled);
+  const actor: Actor = { userId: user.id, username: user.username, ip };
+  const invalid = input.method === "totp" ? MSG.totpInvalid : MSG.emailInvalid;
+  try {
+    const { codes } = input.method === "totp" ? await totpEnable(actor, user.id, input.code, { fresh: false }) : await emailEnable(actor, user.id, input.code);
+    return { recovery_codes: codes ?? [] };
+  } catch (err) {
+    if (err instanceof AppError && err.status === 400) throw new AppError(400, err.field === "code" ? invalid : err.msg, err.field);
+    throw err;
+  }
 }
