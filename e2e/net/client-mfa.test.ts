@@ -265,6 +265,9 @@ describe.skipIf(unavailable !== null)("location MFA through the gateway agent (n
     expect(await pingOk("203.0.113.1"), "tunnel after MFA with the PSK").toBe(true);
     const [ev] = await dbQuery<{ n: string }>("select count(*) n from activity_log where event = 'vpn_client_connected_mfa' and username = 'mira'");
     expect(Number(ev.n)).toBe(1);
+    // The PSK is in no log: neither the console's nor the agent's.
+    expect(readFileSync(join(tmp, "console.log"), "utf8")).not.toContain(psk);
+    expect(readFileSync(agentLog, "utf8")).not.toContain(psk);
   });
 
   it("once the client stops, the peer is removed after the disconnect threshold and its PSK discarded", async () => {
