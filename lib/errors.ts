@@ -4,7 +4,7 @@
  */
 export class AppError extends Error {
   constructor(
-    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 409 | 413 | 415 | 422 | 428 | 429 | 503,
     readonly msg: string,
     readonly field?: string,
     /** Machine-readable `code` in the body and extra response headers (e.g. Retry-After). */

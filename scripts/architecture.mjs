@@ -48,6 +48,7 @@ export const LAYERS = [
   "locations/import",
   "users",
   "enrollment",
+  "clientmfa",
   "groups",
   "apitokens",
   "authkeys",

@@ -12,6 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/wireguard/config";
 import { generateKeyPair } from "@/lib/wireguard/keys";
 import { desiredPeers } from "@/lib/gateways/service";
+import { encryptSecret } from "@/lib/crypto";
 import { createUser, query, signIn, type Jar } from "./helpers";
 import { api, counts, ipsOf, mkDevice, mkLocation, newKey, uniq } from "./wireguard-fixtures";
 
@@ -472,7 +473,7 @@ describe("desiredPeers (what a gateway gets)", () => {
     await api.deleteLocation(admin, l.id);
   });
 
-  it("internal location MFA: only authorised devices with a preshared key, carrying it; network devices stay peers", async () => {
+  it("internal location MFA: only authorised devices with a preshared key, carrying it; network devices stay peers (without one)", async () => {
     await createUser({ username: "mfa-u", groups: ["mfa-g"] });
     const l = await mkLocation(admin, { address: "10.36.0.1/24", allowed_groups: ["mfa-g"] });
     const nd = await api.createNetworkDevice(admin, { name: uniq("mfa-nd"), location_id: l.id, assigned_ips: ["10.36.0.99"], wireguard_pubkey: newKey() });
@@ -500,9 +501,10 @@ describe("desiredPeers (what a gateway gets)", () => {
         d,
         l.id,
       ]);
-    await set(x.id, true, psk);
+    // The session PSK is stored encrypted (lib/clientmfa); the gateway gets it in clear.
+    await set(x.id, true, encryptSecret(psk));
     await set(y.id, true, null);
-    await set(z.id, false, psk);
+    await set(z.id, false, encryptSecret(psk));
     await set(w.id, false, null);
     const peers = await desiredPeers(l.id);
     expect(peers).toEqual([

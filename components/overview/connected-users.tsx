@@ -2,8 +2,8 @@
 
 import { useMemo, useState, type ReactNode } from "react";
 import Link from "next/link";
-import { useTranslations } from "next-intl";
-import { ArrowDown, ArrowUp, MonitorSmartphone, UsersRound } from "lucide-react";
+import { useFormatter, useTranslations } from "next-intl";
+import { ArrowDown, ArrowUp, MonitorSmartphone, ShieldCheck, UsersRound } from "lucide-react";
 import type { UserInfo } from "@/lib/api/types";
 import type { Location } from "@/components/locations/api";
 import { Badge } from "@/components/ui/badge";
@@ -51,6 +51,20 @@ function entry(locationId: number, names: Map<number, string>, d: StatsDevice): 
     upload: d.stats.reduce((n, p) => n + p.upload, 0),
     download: d.stats.reduce((n, p) => n + p.download, 0),
   };
+}
+
+/** "MFA" beside a device connected through an MFA session (locations with MFA), with its start on hover. */
+function MfaSession({ d }: { d: DeviceEntry }) {
+  const t = useTranslations("overview.users");
+  const format = useFormatter();
+  const since = d.device.mfa_session_since;
+  if (!since) return null;
+  return (
+    <Badge tone="info" title={t("mfaSessionTitle", { time: format.dateTime(new Date(since), { dateStyle: "short", timeStyle: "short" }) })} data-testid="overview-mfa-session">
+      <ShieldCheck aria-hidden />
+      {t("mfaSession")}
+    </Badge>
+  );
 }
 
 const byConnected = (a: { connected: boolean }, b: { connected: boolean }) => Number(b.connected) - Number(a.connected);
@@ -170,6 +184,7 @@ function UserCard({ u, showLocation, window }: { u: UserEntry; showLocation: boo
             <div className="flex items-center gap-2">
               <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
               <span className="min-w-0 flex-1 truncate text-sm text-fg">{d.device.name}</span>
+              <MfaSession d={d} />
               {showLocation && <Badge className="max-w-32 truncate">{d.location.name}</Badge>}
             </div>
             <div className="flex flex-wrap items-end justify-between gap-x-4 gap-y-2 pl-4">
@@ -267,7 +282,10 @@ function useListColumns(showLocation: boolean, window: [number, number]): DataCo
         <span className="flex min-w-0 items-center gap-2">
           <Dot on={!!d.device.connected} label={d.device.connected ? t("connected") : t("disconnected")} />
           <span className="min-w-0">
-            <span className="block truncate text-sm text-fg">{d.device.name}</span>
+            <span className="flex min-w-0 items-center gap-1.5">
+              <span className="block truncate text-sm text-fg">{d.device.name}</span>
+              <MfaSession d={d} />
+            </span>
             {showLocation && <span className="block truncate text-xs text-fg-muted">{d.location.name}</span>}
             <span className="block truncate font-mono text-xs text-fg-muted md:hidden">{d.device.wireguard_ips.join(", ")}</span>
           </span>

@@ -15,6 +15,10 @@ import { POST as activateUserPost } from "@/app/api/v1/enrollment/activate_user/
 import { POST as createDevicePost } from "@/app/api/v1/enrollment/create_device/route";
 import { POST as networkInfoPost } from "@/app/api/v1/enrollment/network_info/route";
 import { POST as pollPost } from "@/app/api/v1/poll/route";
+import { POST as registerMfaStartPost } from "@/app/api/v1/enrollment/register-mfa/code/start/route";
+import { POST as registerMfaFinishPost } from "@/app/api/v1/enrollment/register-mfa/code/finish/route";
+import { currentStep, totpCodeAt } from "@/lib/mfa/totp";
+import { codeOf } from "@/e2e/smtp-sink";
 import { POST as authPost } from "@/app/api/v1/auth/route";
 import { POST as welcomeTestPost } from "@/app/api/v1/mail/test_welcome/route";
 import { publicUrl } from "@/lib/config";
@@ -41,6 +45,8 @@ class Client {
   createDevice = (body: unknown) => this.post(createDevicePost as Handler, "/enrollment/create_device", body);
   networkInfo = (body: unknown) => this.post(networkInfoPost as Handler, "/enrollment/network_info", body);
   poll = (token: string) => this.post(pollPost as Handler, "/poll", { token });
+  mfaStart = (body: unknown) => this.post(registerMfaStartPost as Handler, "/enrollment/register-mfa/code/start", body);
+  mfaFinish = (body: unknown) => this.post(registerMfaFinishPost as Handler, "/enrollment/register-mfa/code/finish", body);
 }
 
 let sink: SmtpSink;
@@ -200,6 +206,12 @@ describe("the desktop client's enrolment sequence (own cookie jar)", () => {
     expect(dev.json.configs[0].config).toContain("Address = 10.70.0.2");
     const pollingToken: string = dev.json.token;
     expect(await activity("enrollment_device_added", "dora")).toEqual([{ username: "dora", module: "enrollment", device: "dora-laptop" }]);
+    // The user hears of the new device (name, key, location and address).
+    const deviceMail = sink.messages.find((m) => m.to.includes("dora@example.com") && /new device added/.test(m.subject));
+    expect(deviceMail, "new-device e-mail").toBeDefined();
+    expect(deviceMail!.raw).toContain("dora-laptop");
+    expect(deviceMail!.raw).toContain(key);
+    expect(deviceMail!.raw).toContain("Office: 10.70.0.2");
 
     // 3. activate_user: password (and phone); the session ends.
     const weak = await c.activate({ password: "weak", phone_number: "+48 123 456 789" });
@@ -213,8 +225,12 @@ describe("the desktop client's enrolment sequence (own cookie jar)", () => {
     expect(u).toEqual({ enrolled: true, phone: "+48 123 456 789" });
     expect(await activity("enrollment_completed", "dora")).toHaveLength(1);
     // The welcome e-mail (enrolment settings) reaches the user.
-    const welcome = sink.messages.find((m) => m.to.includes("dora@example.com"));
+    const welcome = sink.messages.find((m) => m.to.includes("dora@example.com") && !/new device added/.test(m.subject));
     expect(welcome?.subject).toBeTruthy();
+    // The admin who started the enrolment hears that it is complete.
+    const notice = sink.messages.find((m) => m.to.includes("root@example.com") && /user enrollment completed/.test(m.subject));
+    expect(notice, "admin notice").toBeDefined();
+    expect(notice!.raw).toContain("(dora)");
     // The password works.
     const login = await call(authPost as Handler, { method: "POST", path: "/api/v1/auth", body: { username: "dora", password: STRONG } });
     expect(login.status, login.text).toBe(200);
@@ -367,6 +383,63 @@ describe("POST /user/{username}/start_desktop", () => {
     } finally {
       await query("update settings set admin_device_management = false where id = 1");
     }
+  });
+});
+
+describe("MFA set-up during the enrolment (/enrollment/register-mfa/code/*)", () => {
+  it("TOTP: secret, a wrong code refused, the right one turns MFA on with recovery codes; then refused as already on", async () => {
+    const id = await newEnrollee("tomas");
+    const c = new Client();
+    // No session: 401.
+    expect((await c.mfaStart({ method: "Totp" })).status).toBe(401);
+    expect((await c.start((await startEnrollment("tomas")).json.enrollment_token)).status).toBe(200);
+    const bad = await c.mfaStart({ method: "Biometric" });
+    expect(bad.status).toBe(400);
+    expect(bad.json).toMatchObject({ field: "method", error: bad.json.msg });
+    const s = await c.mfaStart({ method: "Totp" });
+    expect(s.status, s.text).toBe(200);
+    const totpSecret: string = s.json.totp_secret;
+    expect(totpSecret).toMatch(/^[A-Z2-7]{16,}$/);
+    const good = await totpCodeAt(totpSecret, currentStep());
+    const wrong = await c.mfaFinish({ method: "Totp", code: good === "000000" ? "111111" : "000000" });
+    expect(wrong.status).toBe(400);
+    expect(wrong.json).toMatchObject({ msg: "Code invalid", error: "Code invalid", field: "code" });
+    expect((await query<{ mfa_enabled: boolean }>("select mfa_enabled from users where id = $1", [id]))[0].mfa_enabled).toBe(false);
+    const f = await c.mfaFinish({ method: 0, code: good });
+    expect(f.status, f.text).toBe(200);
+    expect(f.json.recovery_codes).toHaveLength(8);
+    expect((await query("select mfa_enabled, totp_enabled from users where id = $1", [id]))[0]).toEqual({ mfa_enabled: true, totp_enabled: true });
+    expect(await activity("mfa_totp_enabled", "tomas")).toHaveLength(1);
+    expect((await c.mfaStart({ method: "Totp" })).json).toMatchObject({ msg: "Method already enabled", field: "method" });
+    const again = await c.mfaFinish({ method: "Totp", code: good });
+    expect(again.json).toEqual({ msg: "Mfa already enabled on the account", error: "Mfa already enabled on the account" });
+  });
+
+  it("e-mail: a code to the user's address turns e-mail codes on; an enrolled user's desktop session is refused (403)", async () => {
+    const id = await newEnrollee("emil");
+    const c = new Client();
+    expect((await c.start((await startEnrollment("emil")).json.enrollment_token)).status).toBe(200);
+    const n = sink.messages.length;
+    const s = await c.mfaStart({ method: "Email" });
+    expect(s.status, s.text).toBe(200);
+    expect(s.json).toEqual({});
+    const mail = await sink.next(n);
+    expect(mail.to).toEqual(["emil@example.com"]);
+    const wrong = await c.mfaFinish({ method: "Email", code: codeOf(mail) === "123456" ? "654321" : "123456" });
+    expect(wrong.json).toMatchObject({ msg: "Email code invalid", field: "code" });
+    const f = await c.mfaFinish({ method: "Email", code: codeOf(mail) });
+    expect(f.status, f.text).toBe(200);
+    expect(f.json.recovery_codes).toHaveLength(8);
+    expect((await query("select mfa_enabled, email_mfa_enabled from users where id = $1", [id]))[0]).toEqual({ mfa_enabled: true, email_mfa_enabled: true });
+
+    // An enrolled user's desktop activation session cannot set up MFA here.
+    const desk = await startDesktop("staffer");
+    const c2 = new Client();
+    expect((await c2.start(desk.json.enrollment_token)).status).toBe(200);
+    await query("update users set enrolled = true where username = 'staffer'");
+    const refused = await c2.mfaStart({ method: "Totp" });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toEqual({ msg: "User is already enrolled", error: "User is already enrolled" });
   });
 });
 

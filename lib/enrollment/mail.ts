@@ -74,3 +74,26 @@ export function welcomeMail(s: Settings, ctx: WelcomeContext, defaultMessage: st
   const text = renderWelcome(source, ctx);
   return { subject: s.enrollmentWelcomeEmailSubject ?? defaultSubject, text, html: markdownishHtml(text) };
 }
+
+/** To the admin who started an enrolment, when the user finished it (defguard sends the same notice). */
+export function enrollmentCompletedAdminMail(p: { instanceName: string; adminName: string; userName: string; username: string }): Omit<Mail, "to"> {
+  const text = `Hello ${p.adminName},\n\n${p.userName} (${p.username}) completed the enrollment on ${p.instanceName}: the account is active.\n`;
+  const html = `<p>Hello ${escapeHtml(p.adminName)},</p><p>${escapeHtml(p.userName)} (<code>${escapeHtml(p.username)}</code>) completed the enrollment on ${escapeHtml(p.instanceName)}: the account is active.</p>`;
+  return { subject: `${p.instanceName}: user enrollment completed`, text, html };
+}
+
+/** To a user, when a device was added to their account (name, key, locations with addresses, where from). */
+export function newDeviceMail(p: { instanceName: string; deviceName: string; pubkey: string; locations: { name: string; ips: string[] }[]; ip: string | null }): Omit<Mail, "to"> {
+  const locs = p.locations.map((l) => `  ${l.name}: ${l.ips.join(", ")}`).join("\n") || "  (none)";
+  const text =
+    `A new device was added to your account on ${p.instanceName}.\n\nDevice: ${p.deviceName}\nPublic key: ${p.pubkey}\nLocations:\n${locs}\n` +
+    (p.ip ? `Added from: ${p.ip}\n` : "") +
+    `\nIf this was not you, tell your administrator.\n`;
+  const html =
+    `<p>A new device was added to your account on ${escapeHtml(p.instanceName)}.</p>` +
+    `<p>Device: <b>${escapeHtml(p.deviceName)}</b><br>Public key: <code>${escapeHtml(p.pubkey)}</code></p>` +
+    `<ul>${p.locations.map((l) => `<li>${escapeHtml(l.name)}: ${escapeHtml(l.ips.join(", "))}</li>`).join("")}</ul>` +
+    (p.ip ? `<p>Added from: ${escapeHtml(p.ip)}</p>` : "") +
+    `<p>If this was not you, tell your administrator.</p>`;
+  return { subject: `${p.instanceName}: new device added to your account`, text, html };
+}

@@ -71,3 +71,27 @@ export const welcomeTestSchema = z.object({
   content: z.string(requiredOrType).max(100_000, { error: V.tooLong }),
 });
 export type WelcomeTestInput = z.infer<typeof welcomeTestSchema>;
+
+/**
+ * defguard's MfaMethod for the enrolment MFA set-up: the proxy reads it as the enum's name
+ * ("Totp", "Email"); the number (0, 1) is accepted too.
+ */
+const codeMfaMethod = z
+  .union([z.string({ error: V.invalidType }), z.number({ error: V.invalidType })], { error: V.invalidType })
+  .transform((v, ctx) => {
+    const m = typeof v === "number" ? ({ 0: "totp", 1: "email" } as Record<number, string>)[v] : v.toLowerCase();
+    if (m === "totp" || m === "email") return m;
+    ctx.addIssue({ code: "custom", message: V.invalidOption });
+    return z.NEVER;
+  });
+
+/** POST /enrollment/register-mfa/code/start {method} (defguard proxy: RegisterMfaCodeStartRequest). */
+export const registerMfaStartSchema = z.object({ method: codeMfaMethod });
+export type RegisterMfaStartInput = z.infer<typeof registerMfaStartSchema>;
+
+/** POST /enrollment/register-mfa/code/finish {code, method} (RegisterMfaCodeFinishRequest). */
+export const registerMfaFinishSchema = z.object({
+  method: codeMfaMethod,
+  code: z.string(requiredOrType).trim().min(1, { error: V.required }).max(16, { error: V.tooLong }),
+});
+export type RegisterMfaFinishInput = z.infer<typeof registerMfaFinishSchema>;

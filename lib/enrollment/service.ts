@@ -19,8 +19,10 @@ import { assertKeyFree, insertNetworkDevice } from "../devices/network";
 import { deviceNameSchema } from "../devices/schema";
 import type { LocationRow } from "../locations/service";
 import type { NetworkDeviceCliInput } from "../devices/schema";
-import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
-import { desktopStartMail, enrollmentStartMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
+import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, RegisterMfaFinishInput, RegisterMfaStartInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
+import { emailEnable, emailInit, totpEnable, totpInit } from "../mfa/service";
+import { desktopStartMail, enrollmentCompletedAdminMail, enrollmentStartMail, newDeviceMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
+import type { Mail } from "../mail/service";
 
 /**
  * Enrolment tokens (stored hashed, shown once), two kinds:
@@ -63,6 +65,11 @@ export const MSG = {
   enterpriseRequired: "Enterprise features are not enabled",
   notFoundDevice: "device not found",
   adminOnly: "only an administrator can manage devices",
+  alreadyEnrolled: "User is already enrolled",
+  methodEnabled: "Method already enabled",
+  mfaEnabled: "Mfa already enabled on the account",
+  totpInvalid: "Code invalid",
+  emailInvalid: "Email code invalid",
 } as const;
 
 const unauthorized = (msg: string) => new AppError(401, msg);
@@ -495,12 +502,17 @@ export async function activateUser(sessionHash: string | null, input: ActivateUs
       module: "enrollment",
       description: "Enrollment completed: password set",
     });
-    if (!smtpConfigured(s)) return null;
+    if (!smtpConfigured(s)) return [];
     const admin = t.adminId !== null ? await userRow(tx, t.adminId) : undefined;
-    return { to: user.email, ...welcomeMail(s, welcomeContext(user, admin), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) };
+    const out: Mail[] = [{ to: user.email, ...welcomeMail(s, welcomeContext(user, admin), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) }];
+    // The admin who started the enrolment hears that it is done (not for a desktop activation).
+    if (admin && admin.id !== user.id && !user.enrolled) {
+      out.push({ to: admin.email, ...enrollmentCompletedAdminMail({ instanceName: s.instanceName, adminName: personName(admin), userName: personName(user), username: user.username }) });
+    }
+    return out;
   });
-  // The account is set up whatever happens to the message; a failed send is only logged.
-  if (mail) await sendMail(mail).catch((err) => console.error(`[enrollment] welcome e-mail not sent: ${(err as Error).message}`));
+  // The account is set up whatever happens to the messages; a failed send is only logged.
+  for (const m of mail) await sendMail(m).catch((err) => console.error(`[enrollment] e-mail "${m.subject}" not sent: ${(err as Error).message}`));
 }
 
 /** defguard proxy Device. */
@@ -572,7 +584,22 @@ export async function enrollDevice(sessionHash: string | null, input: Enrollment
       if (err instanceof AppError && err.field === "wireguard_pubkey") throw new AppError(err.status, err.msg, "pubkey");
       throw err;
     });
-    return { body: await deviceConfigResponse(tx, row, user.username, await newPollingToken(tx, row.id)), endsSession: false };
+    const body = await deviceConfigResponse(tx, row, user.username, await newPollingToken(tx, row.id));
+    return { body, endsSession: false, notice: { to: user.email, device: row, configs: body.configs } };
+  }).then(async ({ notice, ...answer }) => {
+    // As defguard: the user hears of a device added to their account (after the commit; a failed send is only logged).
+    const s = await getSettings();
+    if (smtpConfigured(s)) {
+      const m = newDeviceMail({
+        instanceName: s.instanceName,
+        deviceName: notice.device.name,
+        pubkey: notice.device.wireguardPubkey ?? "",
+        locations: notice.configs.map((c) => ({ name: c.network_name, ips: c.assigned_ip.split(",") })),
+        ip,
+      });
+      await sendMail({ to: notice.to, ...m }).catch((err) => console.error(`[enrollment] new-device e-mail not sent: ${(err as Error).message}`));
+    }
+    return answer;
   });
 }
 
@@ -661,4 +688,53 @@ export async function pruneEnrollmentTokens(): Promise<number> {
     .delete(enrollmentTokens)
     .where(or(lt(enrollmentTokens.expiresAt, sql`now() - interval '1 day'`), lt(enrollmentTokens.usedAt, sql`now() - interval '1 day'`)));
   return r.rowCount ?? 0;
+}
+
+// ------------------------------------------------------------------- MFA set-up during enrolment
+
+/** The enrolling user of a running session (not yet enrolled: 403 otherwise). */
+async function enrollingUser(sessionHash: string | null) {
+  const db = getDb();
+  const t = await sessionToken(db, sessionHash);
+  const user = await userRow(db, t.userId);
+  if (!user) throw unauthorized(MSG.invalidToken);
+  if (user.enrolled) throw new AppError(403, MSG.alreadyEnrolled);
+  const [m] = await db.select({ totp: users.totpEnabled, email: users.emailMfaEnabled, mfa: users.mfaEnabled }).from(users).where(eq(users.id, user.id));
+  return { user, methods: m };
+}
+
+/**
+ * POST /enrollment/register-mfa/code/start {method}: TOTP → {totp_secret} (a pending secret the
+ * user's app adds); e-mail → {} and a code to the user's address. As defguard, for users still
+ * enrolling (the `defguard_proxy` session), when the method is not on yet.
+ */
+export async function registerMfaStart(sessionHash: string | null, input: RegisterMfaStartInput, ip: string | null): Promise<{ totp_secret?: string }> {
+  const { user, methods } = await enrollingUser(sessionHash);
+  const actor: Actor = { userId: user.id, username: user.username, ip };
+  if (input.method === "totp") {
+    if (methods.totp) throw new AppError(400, MSG.methodEnabled, "method");
+    const { secret: totpSecret } = await totpInit(actor, user.id, { fresh: false });
+    return { totp_secret: totpSecret };
+  }
+  if (methods.email) throw new AppError(400, MSG.methodEnabled, "method");
+  await emailInit(actor, user.id);
+  return {};
+}
+
+/**
+ * POST /enrollment/register-mfa/code/finish {code, method}: the first code turns the method and
+ * MFA on (activity mfa_totp_enabled / mfa_email_enabled) → {recovery_codes}.
+ */
+export async function registerMfaFinish(sessionHash: string | null, input: RegisterMfaFinishInput, ip: string | null): Promise<{ recovery_codes: string[] }> {
+  const { user, methods } = await enrollingUser(sessionHash);
+  if (methods.mfa) throw new AppError(400, MSG.mfaEnabled);
+  const actor: Actor = { userId: user.id, username: user.username, ip };
+  const invalid = input.method === "totp" ? MSG.totpInvalid : MSG.emailInvalid;
+  try {
+    const { codes } = input.method === "totp" ? await totpEnable(actor, user.id, input.code, { fresh: false }) : await emailEnable(actor, user.id, input.code);
+    return { recovery_codes: codes ?? [] };
+  } catch (err) {
+    if (err instanceof AppError && err.status === 400) throw new AppError(400, err.field === "code" ? invalid : err.msg, err.field);
+    throw err;
+  }
 }

@@ -24,6 +24,10 @@ export type DomainEvent =
   | { type: "device.location.added"; deviceId: number; locationId: number }
   | { type: "device.location.removed"; deviceId: number; locationId: number }
   | { type: "device.location.modified"; deviceId: number; locationId: number }
+  /** The device completed MFA for this location (/client-mfa/finish): its peer, with the session's PSK. */
+  | { type: "device.location.authorized"; deviceId: number; locationId: number }
+  /** The device's MFA session in this location ended: its peer goes (or stays without a PSK where MFA is off). */
+  | { type: "device.location.deauthorized"; deviceId: number; locationId: number }
   | { type: "gateway.removed"; locationId: number; hostname: string }
   /** Deployed ACL rules or aliases, or expired rules, changed what these locations' firewalls get. */
   | { type: "acl.changed"; locationIds: number[] | "all" }

@@ -179,6 +179,19 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
         await pushFirewall(e.locationId);
         break;
       }
+      case "device.location.authorized":
+      case "device.location.deauthorized": {
+        // MFA sessions: the peer comes with the session's PSK (CREATE, as defguard sends it) and
+        // goes when the session ends; where the location no longer uses MFA it stays, without a PSK.
+        if (!subscriberCount(e.locationId)) break;
+        const peer = await peerFor(e.locationId, e.deviceId);
+        if (peer) send(e.locationId, { update_type: e.type === "device.location.authorized" ? "CREATE" : "MODIFY", peer });
+        else if (e.type === "device.location.deauthorized") {
+          const k = await pubkeyOf(e.deviceId);
+          if (k) send(e.locationId, deletePeer(k));
+        }
+        break;
+      }
       case "device.location.removed": {
         if (!subscriberCount(e.locationId)) break;
         const k = await pubkeyOf(e.deviceId);

@@ -9,6 +9,7 @@ import { recordActivity, SYSTEM_ACTOR, type Actor } from "../activity/service";
 import { locationPrivateKey, requireLocation, type LocationRow } from "../locations/service";
 import { parseIp } from "../net/ip";
 import { gatewayFromToken, gatewayToken } from "./jwt";
+import { decryptSecret } from "../crypto";
 import { locationFirewall } from "../acl/firewall";
 
 /** gateway.Peer as sent on the wire. */
@@ -44,17 +45,33 @@ type PeerRow = {
 };
 
 /**
+ * The preshared key of an MFA session, stored encrypted (lib/crypto); null when there is none or
+ * it cannot be read (then the device is not a peer until its next MFA login).
+ */
+function sessionPsk(stored: string | null): string | null {
+  if (!stored) return null;
+  try {
+    return decryptSecret(stored);
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Peers a location's gateway must have right now: configured devices with addresses there whose
- * owner is active (network devices always); in MFA locations only authorised devices, with their
- * PSK. A network device waiting for the defguard CLI (no key yet) is never a peer: the queries
- * below leave it out.
+ * owner is active (network devices always); in MFA locations (internal or external) a user
+ * device only while it has an MFA session (is_authorized, set by /client-mfa/finish and cleared
+ * by the MFA session job), with the session's PSK. A network device waiting for the defguard
+ * CLI (no key yet) is never a peer: the queries below leave it out. Network devices are not
+ * subject to location MFA (they cannot be added to an MFA location; `dg` has no MFA step).
  */
 function toPeer(r: PeerRow): WirePeer | null {
   if (r.device_type === "user" && !r.is_active) return null;
   const mfa = r.mfa_mode !== "disabled";
-  if (mfa && r.device_type === "user" && !(r.is_authorized && r.preshared_key)) return null;
+  const psk = mfa && r.device_type === "user" && r.is_authorized ? sessionPsk(r.preshared_key) : null;
+  if (mfa && r.device_type === "user" && !psk) return null;
   const peer: WirePeer = { pubkey: r.pubkey, allowed_ips: r.ips.map(hostRoute), keepalive_interval: r.keepalive };
-  if (mfa && r.preshared_key) peer.preshared_key = r.preshared_key;
+  if (psk) peer.preshared_key = psk;
   return peer;
 }
 

@@ -5,6 +5,7 @@ import { pruneStats, updatePresence } from "./presence";
 import { expireRules } from "../acl/service";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
+import { endIdleMfaSessions } from "../clientmfa/service";
 import { pruneAuthState } from "../auth/prune";
 import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { describeError } from "../log-errors";
@@ -35,6 +36,8 @@ const JOBS: Job[] = [
   { id: 7_241_007, name: "outbox-retention", everyMs: 600_000, run: pruneOutbox },
   // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls within a minute.
   { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
+  // MFA sessions of VPN locations end after peer_disconnect_threshold without a handshake (peer and PSK gone).
+  { id: 7_241_010, name: "client-mfa-sessions", everyMs: 10_000, run: endIdleMfaSessions },
 ];
 
 /**

@@ -159,12 +159,15 @@ function emailCodeHash(userId: number, purpose: string, code: string) {
   return hmac(secret("secretKey"), `email-code:${userId}:${purpose}:${code}`);
 }
 
-async function sendEmailCode(userId: number, purpose: "login" | "setup") {
+/** What an e-mail code is for: signing in, turning e-mail codes on, or a desktop client's VPN MFA login. */
+type EmailCodePurpose = "login" | "setup" | "client-mfa";
+
+async function sendEmailCode(userId: number, purpose: EmailCodePurpose) {
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   const [u] = await getDb().select().from(users).where(eq(users.id, userId));
   const code = String(randomInt(0, 1_000_000)).padStart(6, "0");
-  await transaction(async (tx) => {
+  const issued = await transaction(async (tx) => {
     await tx.execute(sql`select pg_advisory_xact_lock(hashtext(${"email-code:" + userId}))`);
     const [recent] = await tx
       .select({ id: emailCodes.id })
@@ -178,7 +181,12 @@ async function sendEmailCode(userId: number, purpose: "login" | "setup") {
         ),
       )
       .limit(1);
-    if (recent) throw tooManyRequests(MSG.codeRequestedTooSoon);
+    if (recent) {
+      // A desktop client starting its MFA login again within seconds keeps the code just sent
+      // (still valid) instead of being refused: it needs the new login token of that start.
+      if (purpose === "client-mfa") return false;
+      throw tooManyRequests(MSG.codeRequestedTooSoon);
+    }
     await tx.delete(emailCodes).where(and(eq(emailCodes.userId, userId), eq(emailCodes.purpose, purpose)));
     await tx.insert(emailCodes).values({
       userId,
@@ -186,8 +194,10 @@ async function sendEmailCode(userId: number, purpose: "login" | "setup") {
       codeHash: emailCodeHash(userId, purpose, code),
       expiresAt: sql`now() + make_interval(secs => ${EMAIL_CODE_MINUTES * 60})` as unknown as Date,
     });
+    return true;
   });
-  const what = purpose === "login" ? "sign in" : "turn on e-mail codes";
+  if (!issued) return;
+  const what = purpose === "login" ? "sign in" : purpose === "setup" ? "turn on e-mail codes" : "connect to the VPN";
   // A code that never reached the user must not hold back the next request.
   const forget = () =>
     getDb()
@@ -204,7 +214,7 @@ async function sendEmailCode(userId: number, purpose: "login" | "setup") {
   });
 }
 
-async function consumeEmailCode(tx: Tx, userId: number, purpose: "login" | "setup", code: string): Promise<boolean> {
+async function consumeEmailCode(tx: Tx, userId: number, purpose: EmailCodePurpose, code: string): Promise<boolean> {
   const used = await tx
     .update(emailCodes)
     .set({ usedAt: sql`now()` })
@@ -220,6 +230,14 @@ async function consumeEmailCode(tx: Tx, userId: number, purpose: "login" | "setu
     .returning({ id: emailCodes.id });
   return used.length > 0;
 }
+
+/** A code for a desktop client's MFA login to an MFA location (POST /client-mfa/start, method e-mail). */
+export async function sendClientMfaEmailCode(userId: number): Promise<void> {
+  await sendEmailCode(userId, "client-mfa");
+}
+
+/** Spend a client-MFA e-mail code (POST /client-mfa/finish); false when it is wrong, used or expired. */
+export const consumeClientMfaEmailCode = (tx: Tx, userId: number, code: string) => consumeEmailCode(tx, userId, "client-mfa", code);
 
 export async function emailInit(actor: Actor, userId: number) {
   await sendEmailCode(userId, "setup");

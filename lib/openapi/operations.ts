@@ -27,9 +27,12 @@ import {
   passwordResetResetSchema,
   passwordResetStartSchema,
   pollSchema,
+  registerMfaFinishSchema,
+  registerMfaStartSchema,
   startUserEnrollmentSchema,
   welcomeTestSchema,
 } from "../enrollment/schema";
+import { clientMfaFinishSchema, clientMfaStartSchema } from "../clientmfa/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { staleAccessQuery } from "../reports/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
@@ -214,10 +217,14 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/enrollment/create_device", tag: "enrollment", access: "public", body: enrollmentCreateDeviceSchema, summary: "defguard proxy: a new device of the enrolling user, or a network device's key from the CLI → DeviceConfigResponse" },
   { method: "POST", path: "/enrollment/activate_user", tag: "enrollment", access: "public", body: activateUserSchema, summary: "defguard proxy: the enrolling user's password and phone; ends the enrolment session" },
   { method: "POST", path: "/enrollment/network_info", tag: "enrollment", access: "public", body: networkInfoSchema, summary: "defguard proxy: configuration of an existing device of the enrolling user → DeviceConfigResponse" },
+  { method: "POST", path: "/enrollment/register-mfa/code/start", tag: "enrollment", access: "public", body: registerMfaStartSchema, summary: "defguard proxy: start TOTP ({totp_secret}) or e-mail code set-up for the enrolling user" },
+  { method: "POST", path: "/enrollment/register-mfa/code/finish", tag: "enrollment", access: "public", body: registerMfaFinishSchema, summary: "defguard proxy: confirm the enrolling user's MFA method with its first code → {recovery_codes}" },
   { method: "POST", path: "/poll", tag: "enrollment", access: "public", body: pollSchema, summary: "defguard proxy: a desktop client's current configuration for its polling token → InstanceInfoResponse" },
   { method: "POST", path: "/password-reset/request", tag: "enrollment", access: "public", body: passwordResetRequestSchema, summary: "defguard proxy: e-mail a password reset link to this address (answers the same whether or not it is known)" },
   { method: "POST", path: "/password-reset/start", tag: "enrollment", access: "public", body: passwordResetStartSchema, summary: "defguard proxy: check a reset token → {deadline_timestamp}; sets the password reset session cookie" },
   { method: "POST", path: "/password-reset/reset", tag: "enrollment", access: "public", body: passwordResetResetSchema, summary: "defguard proxy: the new password for the reset session; the token is spent" },
+  { method: "POST", path: "/client-mfa/start", tag: "enrollment", access: "public", body: clientMfaStartSchema, summary: "defguard proxy: start a desktop client's MFA login to an MFA location (method 0 TOTP, 1 e-mail, 2 OpenID) → {token}" },
+  { method: "POST", path: "/client-mfa/finish", tag: "enrollment", access: "public", body: clientMfaFinishSchema, summary: "defguard proxy: finish the MFA login with its code → {preshared_key}; the device is a peer of the location until it stays without a handshake for peer_disconnect_threshold" },
 
   { method: "GET", path: "/network/gateways", tag: "gateways", access: "admin", summary: "Gateways of every location: {\"<location id>\": [GatewayState]}" },
   { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },

@@ -93,6 +93,8 @@ type DeviceStatsRow = {
   last_handshake: string | null;
   connected_at: string | null;
   connected: boolean;
+  /** When the device's MFA session in this (MFA) location began; null without one. */
+  mfa_since: string | null;
   /** [bucket start in unix seconds, upload, download] per bucket with traffic. */
   stats: [number, number, number][] | null;
 };
@@ -115,10 +117,12 @@ export async function locationUserStats(locationId: number, from: Date) {
       )
       select d.id, d.name, d.user_id, d.device_type, dl.ips, dl.last_endpoint, dl.last_handshake, dl.connected_at,
              coalesce(dl.last_handshake > now() - make_interval(secs => l.peer_disconnect_threshold), false) connected,
+             case when dl.is_authorized and l.location_mfa_mode <> 'disabled' then dl.authorized_at end mfa_since,
              per.stats
       from device_locations dl join devices d on d.id = dl.device_id join locations l on l.id = dl.location_id
       left join per on per.device_id = d.id
-      where dl.location_id = ${locationId} and (dl.last_handshake >= ${from} or per.device_id is not null)
+      where dl.location_id = ${locationId}
+        and (dl.last_handshake >= ${from} or per.device_id is not null or (dl.is_authorized and l.location_mfa_mode <> 'disabled'))
       order by d.user_id, d.name`)
   ).rows;
   const device = (r: DeviceStatsRow) => ({
@@ -130,6 +134,8 @@ export async function locationUserStats(locationId: number, from: Date) {
     connected_at: r.connected && r.connected_at ? new Date(r.connected_at).toISOString() : null,
     last_handshake: r.last_handshake ? new Date(r.last_handshake).toISOString() : null,
     connected: r.connected,
+    /** The device is connected through an MFA session (MFA locations) since then; not in defguard's answer. */
+    mfa_session_since: r.mfa_since ? new Date(r.mfa_since).toISOString() : null,
     stats: (r.stats ?? []).map(([at, upload, download]) => ({ collected_at: new Date(at * 1000).toISOString(), upload, download })),
   });
   const byUser = new Map<number, DeviceStatsRow[]>();
