@@ -10,6 +10,7 @@ import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
 import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
+import { directorySyncJob } from "../extid/directory/sync";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -35,6 +36,8 @@ const JOBS: Job[] = [
   { id: 7_241_007, name: "outbox-retention", everyMs: 600_000, run: pruneOutbox },
   // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls within a minute.
   { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
+  // External directory (Google, Entra ID, Okta, JumpCloud): due when its own interval has passed.
+  { id: 7_241_013, name: "directory-sync", everyMs: 30_000, run: directorySyncJob },
 ];
 
 /**
