@@ -87,9 +87,17 @@ async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
 }
 
 function errorText(err: unknown): string {
-  const e = err as { message?: string; cause?: { message?: string; code?: string } };
-  const cause = e.cause?.code ?? e.cause?.message;
-  return [e.message ?? String(err), cause].filter(Boolean).join(": ");
+  // openid-client wraps oauth4webapi's errors; the innermost ones say which check failed and
+  // name the claim that did not match (nonce, iss, aud, ...).
+  const parts: string[] = [];
+  let claim: string | null = null;
+  for (let e = err as { message?: string; code?: string; cause?: unknown; claim?: unknown } | undefined, depth = 0; e && typeof e === "object" && depth < 5; e = e.cause as typeof e, depth++) {
+    if (typeof e.claim === "string") claim = e.claim;
+    const text = e.message ?? e.code;
+    if (text && !parts.includes(text)) parts.push(text);
+  }
+  if (claim) parts.push(`the ID token's "${claim}" claim does not match this sign-in`);
+  return parts.join(": ") || String(err);
 }
 
 interface Flow {

@@ -79,7 +79,8 @@ export const providerSchema = z
       .union([z.string({ error: V.invalidType }), z.array(z.string({ error: V.invalidType }))], { error: V.invalidType })
       .optional()
       .transform((v) => {
-        const list = (typeof v === "string" ? v.split(/[\s,]+/) : (v ?? [])).map((s) => s.trim()).filter(Boolean);
+        if (v === undefined) return ["openid", "email", "profile"];
+        const list = (typeof v === "string" ? v.split(/[\s,]+/) : v).map((s) => s.trim()).filter(Boolean);
         return [...new Set(["openid", ...list])];
       })
       .refine((l) => l.length <= 20 && l.every((s) => SCOPE.test(s)), { error: V.forbiddenChars }),
