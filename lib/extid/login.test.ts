@@ -49,7 +49,7 @@ async function flow(login: string, tamper?: { url?: (u: URL) => void; state?: (s
   expect(back.href.startsWith(callbackUrl())).toBe(true);
   const code = back.searchParams.get("code")!;
   const state = back.searchParams.get("state")!;
-  const cookies = tamper?.noCookie ? {} : { [FLOW_COOKIE]: info.cookies[FLOW_COOKIE].value };
+  const cookies: Jar = tamper?.noCookie ? {} : { [FLOW_COOKIE]: info.cookies[FLOW_COOKIE].value };
   const res = await call(callbackPost as Handler, { method: "POST", path: "/api/v1/openid/callback", cookies, body: { code, state: tamper?.state ? tamper.state(state) : state, iss: back.searchParams.get("iss") ?? undefined } });
   return { info, res };
 }
