@@ -8,13 +8,12 @@ import "server-only";
 import { createPrivateKey } from "node:crypto";
 import { eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { locations, openidProvider } from "../db/schema";
+import { locations, openidProvider, settings } from "../db/schema";
 import { decryptSecret, encryptSecret } from "../crypto";
 import { badRequest, notFound } from "../errors";
 import { transaction } from "../events";
 import { recordActivity, type Actor } from "../activity/service";
 import { getSettings } from "../settings/service";
-import { settings } from "../db/schema";
 import type { ProviderInput } from "./schema";
 
 export type ProviderRow = typeof openidProvider.$inferSelect;
