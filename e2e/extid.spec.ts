@@ -7,7 +7,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
-import { apiClient, baseURL, signInAdmin } from "./support";
+import { adminPassword, apiClient, baseURL, signIn } from "./support";
 import { startUpstream, type Upstream } from "../tests/upstream-oidc";
 
 let up: Upstream;
@@ -30,7 +30,10 @@ test("an admin sets the provider; a new person signs in with the button and land
   up.accounts.set(login, { email: `${login}@corp.example`, given_name: "Ext", family_name: "Person", preferred_username: `${login}@corp.example` });
 
   // Settings → OpenID: custom provider, secret written once.
-  await signInAdmin(page);
+  await page.goto("/login");
+  await signIn(page, "admin", adminPassword());
+  // The first sign-in of a freshly started server can take a while on a loaded machine.
+  await expect(page).not.toHaveURL(/\/login/, { timeout: 60_000 });
   await page.goto("/settings?tab=openid");
   await expect(page.getByTestId("openid-status")).toHaveText(/Not set/);
   await page.getByTestId("openid-base-url").fill(up.issuer);

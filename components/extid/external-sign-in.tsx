@@ -40,7 +40,8 @@ export function ExternalSignIn() {
         {t("or")}
         <span className="h-px flex-1 bg-border" />
       </div>
-      <Button type="button" variant="secondary" size="lg" className="w-full" loading={going} onClick={go} data-testid="login-openid">
+      {/* Keeps the focus where it is: a blur would show "required" above and move the button away from the pointer. */}
+      <Button type="button" variant="secondary" size="lg" className="w-full" loading={going} onMouseDown={(e) => e.preventDefault()} onClick={go} data-testid="login-openid">
         <LogIn aria-hidden />
         {label}
       </Button>
