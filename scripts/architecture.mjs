@@ -59,6 +59,7 @@ export const LAYERS = [
   "platform",
   "webhooks",
   "health",
+  "extid",
   // composition: processes and descriptions of the whole API
   "grpc",
   "oidc",

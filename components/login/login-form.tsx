@@ -20,6 +20,7 @@ import { Input } from "@/components/ui/input";
 import { useSubmit } from "@/components/ui/use-submit";
 import { MFA_SETUP_PATH } from "@/components/mfa/api";
 import { MfaStep } from "./mfa-step";
+import { ExternalSignIn } from "@/components/extid/external-sign-in";
 
 type LoginOutcome =
   | { kind: "signed_in"; user: UserInfo; url?: string; mfaSetupRequired: boolean }
@@ -168,6 +169,7 @@ export function LoginForm({ returnTo, name }: LoginFormProps) {
           </Link>
         </fieldset>
       </form>
+      <ExternalSignIn />
     </>
   );
 }

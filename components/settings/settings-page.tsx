@@ -12,9 +12,10 @@ import { LogStreamsTab } from "./log-streams-tab";
 import { EnterpriseTab } from "./enterprise-tab";
 import { useEnterpriseSettings, useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
+import { OpenidTab } from "@/components/extid/openid-tab";
 
 /** The tabs with content so far (of SMTP, Global, LDAP, OpenID, ...; the rest come later). */
-const TABS = ["smtp", "global", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
+const TABS = ["smtp", "global", "openid", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
 type Tab = (typeof TABS)[number];
 
 function SettingsSkeleton() {
@@ -57,7 +58,9 @@ export function SettingsPage() {
         ) : (
           TABS.map((k) => (
             <TabsContent key={k} value={k} className="max-w-3xl">
-              {k === "enterprise" ? (
+              {k === "openid" ? (
+                <OpenidTab />
+              ) : k === "enterprise" ? (
                 enterprise.data ? (
                   <EnterpriseTab settings={enterprise.data} />
                 ) : enterprise.isError ? (

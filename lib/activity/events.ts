@@ -74,6 +74,8 @@ export const ACTIVITY_EVENTS = [
   "open_id_app_consent_revoked",
   "user_login_open_id_app",
   "open_id_keys_rotated",
+  "open_id_provider_modified",
+  "open_id_provider_removed",
   "web_hook_added",
   "web_hook_modified",
   "web_hook_removed",

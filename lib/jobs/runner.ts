@@ -11,6 +11,7 @@ import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
 import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
+import { directorySyncJob } from "../extid/directory/sync";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -38,6 +39,8 @@ const JOBS: Job[] = [
   { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
   // MFA sessions of VPN locations end after peer_disconnect_threshold without a handshake (peer and PSK gone).
   { id: 7_241_010, name: "client-mfa-sessions", everyMs: 10_000, run: endIdleMfaSessions },
+  // External directory (Google, Entra ID, Okta, JumpCloud): due when its own interval has passed.
+  { id: 7_241_013, name: "directory-sync", everyMs: 30_000, run: directorySyncJob },
 ];
 
 /**

@@ -35,6 +35,7 @@ import {
 import { clientMfaFinishSchema, clientMfaStartSchema } from "../clientmfa/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { staleAccessQuery } from "../reports/schema";
+import { callbackSchema, providerSchema } from "../extid/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
 import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
@@ -89,7 +90,13 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence details: {license_info} (null without a licence key)" },
   { method: "GET", path: "/updates", tag: "platform", access: "admin", summary: "Available update, or null" },
   { method: "GET", path: "/outdated", tag: "platform", access: "admin", summary: "Components too old for this console: {gateways: [{version, hostname}], proxy}" },
-  { method: "GET", path: "/openid/provider", tag: "openid", access: "admin", summary: "External OpenID provider (204 when none is set)", ok: { status: 204, description: "no provider" } },
+  { method: "GET", path: "/openid/provider", tag: "openid", access: "admin", summary: "External OpenID provider: {provider, settings} (secrets only as *_set flags, sync status); 204 without body when none is set" },
+  { method: "POST", path: "/openid/provider", tag: "openid", access: "admin", body: providerSchema, summary: "Set the external OpenID provider (one at a time), its directory sync and the sign-in settings; secrets are write-only (empty keeps them)", ok: { status: 201, description: "the provider" } },
+  { method: "PUT", path: "/openid/provider/{name}", tag: "openid", access: "admin", body: providerSchema, summary: "Modify the external OpenID provider of that name (404 when it is not the current one)" },
+  { method: "DELETE", path: "/openid/provider/{name}", tag: "openid", access: "admin", summary: "Remove the external OpenID provider; locations using it for client MFA fall back to the console's MFA" },
+  { method: "GET", path: "/openid/auth_info", tag: "openid", access: "public", summary: "External sign-in: {url, button_display_name}, with the sealed state/nonce/PKCE cookie; 404 when no provider is set" },
+  { method: "POST", path: "/openid/callback", tag: "openid", access: "public", body: callbackSchema, summary: "External sign-in callback {code, state}: 200 {user, url} signed in, 201 second-factor methods when MFA is on" },
+  { method: "GET", path: "/test_directory_sync", tag: "openid", access: "admin", summary: "Directory sync connection test: {success, message, users?, groups?}" },
   { method: "GET", path: "/oauth", tag: "openid", access: "admin", summary: "OpenID apps: [{id, client_id, client_secret, name, redirect_uri, scope, enabled}]" },
   { method: "POST", path: "/oauth", tag: "openid", access: "admin", body: openidClientSchema, summary: "Add an OpenID app (client id and secret made on the server)", ok: { status: 201, description: "OpenidClient" } },
   { method: "GET", path: "/oauth/{client_id}", tag: "openid", access: "admin", summary: "One OpenID app" },

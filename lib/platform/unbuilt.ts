@@ -42,14 +42,6 @@ export function enterpriseInfo() {
   return { license_info: null };
 }
 
-/**
- * GET /openid/provider with no external OpenID provider: defguard answers 204 No Content. (Its
- * handler attaches `{provider: null, settings}`, but a 204 carries no body, so clients get none.)
- */
-export function noOpenidProvider(): Response {
-  return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
-}
-
 /** Any other /api/v1 path. */
 export function unknownPathMessage(pathname: string): string {
   return `no such API endpoint: ${pathname}`;

@@ -13,3 +13,4 @@ export * from "./outbox";
 export * from "./acl";
 export * from "./keys";
 export * from "./clientmfa";
+export * from "./extid";

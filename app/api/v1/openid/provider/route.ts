@@ -1,4 +1,12 @@
-import { route } from "@/lib/http/route";
-import { noOpenidProvider } from "@/lib/platform/unbuilt";
+import { actorOf, json, route } from "@/lib/http/route";
+import { providerSchema } from "@/lib/extid/schema";
+import { currentProvider, saveProvider } from "@/lib/extid/service";
 
-export const GET = route({ access: "admin" }, async () => noOpenidProvider());
+/** defguard: 200 {provider, settings} when a provider is set, else 204 (no body). */
+export const GET = route({ access: "admin" }, async () => {
+  const current = await currentProvider();
+  if (!current.provider) return new Response(null, { status: 204, headers: { "cache-control": "no-store" } });
+  return current;
+});
+
+export const POST = route({ access: "admin", body: providerSchema }, async (ctx) => json(await saveProvider(actorOf(ctx), ctx.body), { status: 201 }));
