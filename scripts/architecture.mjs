@@ -43,12 +43,17 @@ export const LAYERS = [
   "mail",
   "auth",
   "mfa",
+  // LDAP connection, directory access and password write-back (used by users); the sync and
+  // the sign-in fallback compose users and groups and sit above them.
+  "ldap",
   "locations",
   "devices",
   "locations/import",
   "users",
   "enrollment",
   "groups",
+  "ldap/sync",
+  "ldap/signin",
   "apitokens",
   "authkeys",
   "stats",

@@ -10,6 +10,7 @@ import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
 import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
+import { ldapSyncJob } from "../ldap/sync";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -35,6 +36,9 @@ const JOBS: Job[] = [
   { id: 7_241_007, name: "outbox-retention", everyMs: 600_000, run: pruneOutbox },
   // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls within a minute.
   { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
+  // Two-way LDAP sync: the tick is short, the job itself waits for the configured sync interval
+  // (settings ldap_sync_interval) and does nothing unless LDAP and its sync are enabled.
+  { id: 7_241_014, name: "ldap-sync", everyMs: 10_000, run: ldapSyncJob },
 ];
 
 /**

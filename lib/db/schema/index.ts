@@ -12,3 +12,4 @@ export * from "./oidc";
 export * from "./outbox";
 export * from "./acl";
 export * from "./keys";
+export * from "./ldap";
