@@ -199,7 +199,8 @@ export async function probe(cfg: LdapConfig): Promise<void> {
 export async function openClient(cfg: LdapConfig): Promise<Client> {
   const t = parseLdapUrl(cfg.url);
   const where = `${t.host}:${t.port}`;
-  const client = new Client({ url: cfg.url, timeout: 60_000, connectTimeout: TIMEOUT_MS, tlsOptions: tlsOptions(cfg, t.host), strictDN: false });
+  // ldapts speaks TLS from the start whenever tlsOptions are given: only for ldaps://.
+  const client = new Client({ url: cfg.url, timeout: 60_000, connectTimeout: TIMEOUT_MS, ...(t.secure ? { tlsOptions: tlsOptions(cfg, t.host) } : {}), strictDN: false });
   if (cfg.startTls && !t.secure) {
     try {
       await client.startTLS(tlsOptions(cfg, t.host));

@@ -1,5 +1,5 @@
 import "server-only";
-import { eq, inArray, sql } from "drizzle-orm";
+import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { Attribute, Change, AlreadyExistsError, type Client } from "ldapts";
 import { getDb, type Tx } from "../db";
 import { groupUsers, groups, ldapGroups, ldapSyncState, ldapUsers, users, type LdapBase } from "../db/schema";
@@ -178,9 +178,12 @@ export async function syncOnce(s: Settings, client: Client, cfg: LdapConfig): Pr
     }
     const consoleInScope = new Set<number>();
     if (syncGroups.size) {
-      const r = await tx.execute<{ user_id: number }>(sql`
-        select gu.user_id from group_users gu join groups g on g.id = gu.group_id where lower(g.name) = any(${[...syncGroups]}::text[])`);
-      for (const x of r.rows) consoleInScope.add(Number(x.user_id));
+      const r = await tx
+        .select({ userId: groupUsers.userId })
+        .from(groupUsers)
+        .innerJoin(groups, eq(groups.id, groupUsers.groupId))
+        .where(inArray(sql`lower(${groups.name})`, [...syncGroups]));
+      for (const x of r) consoleInScope.add(x.userId);
     }
     const ldapScoped = (u: LdapUser) => !syncGroups.size || ldapInScope.has(u.key);
     const consoleScoped = (u: ConsoleUser) => !syncGroups.size || consoleInScope.has(u.id);
@@ -473,7 +476,7 @@ export async function syncOnce(s: Settings, client: Client, cfg: LdapConfig): Pr
       const chunk = baseUpdates.slice(i, i + 1000);
       // A user linked anew under another entry loses the old link first (user_id is unique).
       const ids = chunk.map((b) => b.userId).filter((x): x is number => x !== null);
-      if (ids.length) await tx.execute(sql`delete from ldap_users where user_id = any(${ids}::int[]) and dn_key <> all(${chunk.map((b) => b.dnKey)}::text[])`);
+      if (ids.length) await tx.delete(ldapUsers).where(and(inArray(ldapUsers.userId, ids), notInArray(ldapUsers.dnKey, chunk.map((b) => b.dnKey))));
       await tx
         .insert(ldapUsers)
         .values(chunk)
