@@ -12,9 +12,10 @@ import { LogStreamsTab } from "./log-streams-tab";
 import { EnterpriseTab } from "./enterprise-tab";
 import { useEnterpriseSettings, useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
+import { LdapTab } from "./ldap-tab";
 
 /** The tabs with content so far (of SMTP, Global, LDAP, OpenID, ...; the rest come later). */
-const TABS = ["smtp", "global", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
+const TABS = ["smtp", "global", "ldap", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
 type Tab = (typeof TABS)[number];
 
 function SettingsSkeleton() {
@@ -69,6 +70,8 @@ export function SettingsPage() {
                 <SettingsSkeleton />
               ) : k === "smtp" ? (
                 <SmtpSettings settings={settings.data} />
+              ) : k === "ldap" ? (
+                <LdapTab settings={settings.data} />
               ) : k === "activity-log-streaming" ? (
                 <LogStreamsTab />
               ) : k === "gateway-notifications" ? (
