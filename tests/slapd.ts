@@ -2,7 +2,7 @@
  * A throw-away OpenLDAP server for tests and benchmarks: Debian's slapd started on loopback
  * ports with a slapd.conf and an MDB database in a temporary directory, the standard schema
  * (core, cosine, inetorgperson, nis) and, for the Active Directory flavour, a small schema
- * written here with AD's names (sAMAccountName, unicodePwd, the `user` and `group` classes).
+ * written here with AD's names (sAMAccountName, unicodePwd, memberOf, the `user` and `group` classes).
  *
  * The server is stopped by its PID (never by name). When slapd is not installed,
  * `slapdMissing()` says why, and callers skip with that reason printed.
@@ -60,8 +60,10 @@ attributetype ( 1.3.6.1.4.1.55555.1.2 NAME 'unicodePwd'
   EQUALITY octetStringMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.40 SINGLE-VALUE )
 attributetype ( 1.3.6.1.4.1.55555.1.3 NAME 'userAccountControl'
   EQUALITY integerMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.27 SINGLE-VALUE )
+attributetype ( 1.3.6.1.4.1.55555.1.4 NAME 'memberOf'
+  EQUALITY distinguishedNameMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.12 )
 objectclass ( 1.3.6.1.4.1.55555.2.1 NAME 'user' SUP inetOrgPerson STRUCTURAL
-  MAY ( sAMAccountName $ unicodePwd $ userAccountControl ) )
+  MAY ( sAMAccountName $ unicodePwd $ userAccountControl $ memberOf ) )
 objectclass ( 1.3.6.1.4.1.55555.2.2 NAME 'group' SUP top STRUCTURAL
   MUST cn MAY ( member $ sAMAccountName $ description ) )
 `;
@@ -198,13 +200,14 @@ export async function startSlapd(o: SlapdOptions = {}): Promise<Slapd> {
 }
 
 /** LDIF of one standard (inetOrgPerson) user with a clear-text password slapd hashes on bind checks. */
-export function userLdif(u: { uid: string; first: string; last: string; mail: string; password?: string; phone?: string }, ad = false): string {
+export function userLdif(u: { uid: string; first: string; last: string; mail: string; password?: string; phone?: string; memberOf?: string[] }, ad = false): string {
   const lines = ad
     ? [`dn: cn=${u.uid},${USERS_DN}`, "objectClass: user", `cn: ${u.uid}`, `sAMAccountName: ${u.uid}`]
     : [`dn: cn=${u.uid},${USERS_DN}`, "objectClass: inetOrgPerson", `cn: ${u.uid}`, `uid: ${u.uid}`];
   lines.push(`sn: ${u.last}`, `givenName: ${u.first}`, `mail: ${u.mail}`);
   if (u.phone) lines.push(`telephoneNumber: ${u.phone}`);
   if (u.password) lines.push(`userPassword: ${u.password}`);
+  for (const g of u.memberOf ?? []) lines.push(`memberOf: ${g}`);
   return lines.join("\n") + "\n";
 }
 

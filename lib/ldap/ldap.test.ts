@@ -318,7 +318,8 @@ describe.skipIf(Boolean(missing))("LDAP with an Active Directory-like schema (sl
 
   beforeAll(async () => {
     const ldif = [
-      userLdif({ uid: "dave", first: "Dave", last: "Lister", mail: "dave@example.org", password: "Dave-pass1!" }, true),
+      // AD keeps memberOf on the user: "pilots" is only there, so it shows the sign-in reads it.
+      userLdif({ uid: "dave", first: "Dave", last: "Lister", mail: "dave@example.org", password: "Dave-pass1!", memberOf: [`cn=crew,${GROUPS_DN}`, `cn=pilots,${GROUPS_DN}`] }, true),
       userLdif({ uid: "erin", first: "Erin", last: "Brock", mail: "erin@example.org", password: "Erin-pass1!" }, true),
       groupLdif("crew", [dn("dave"), dn("erin")], true),
     ].join("\n");
@@ -358,6 +359,7 @@ describe.skipIf(Boolean(missing))("LDAP with an Active Directory-like schema (sl
     const r = await auth("dave", "Dave-pass1!");
     expect(r.status, r.text).toBe(200);
     expect(await consoleMembers("crew")).toEqual(["dave"]);
+    expect(await consoleMembers("pilots")).toEqual(["dave"]);
   });
 
   it("imports only members of the sync groups, keeps membership both ways and writes unicodePwd", async () => {

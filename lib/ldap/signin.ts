@@ -14,12 +14,12 @@ import { metrics } from "../metrics";
 import { getSettings } from "../settings/service";
 import { reconcileAllLocations } from "../locations/service";
 import { describeError } from "../log-errors";
-import { ldapConfig, missingSetting, openBound, openClient, probe, MAIL, type LdapConfig } from "./client";
+import { attrAll, dnKey, ldapConfig, missingSetting, openBound, openClient, probe, MAIL, type LdapConfig } from "./client";
 import { membersAreNames, readGroups, toLdapUser, userAttributes, type LdapUser } from "./directory";
 import { writeLdapPassword } from "./password";
 import { linkUser, SYNC_ACTOR } from "./sync";
 
-type Verdict = { kind: "ok"; entry: LdapUser } | { kind: "refused" } | { kind: "unknown" } | { kind: "unavailable"; why: string };
+type Verdict = { kind: "ok"; entry: LdapUser; memberOf: string[] } | { kind: "refused" } | { kind: "unknown" } | { kind: "unavailable"; why: string };
 
 const USERNAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
@@ -28,14 +28,16 @@ async function ldapAuthenticate(cfg: LdapConfig, login: string, password: string
   // An empty password would be an anonymous bind, which servers accept: never a sign-in.
   if (!password) return { kind: "refused" };
   let entry: LdapUser | undefined;
+  let memberOf: string[] = [];
   try {
     await probe(cfg);
     const svc = await openBound(cfg);
     try {
       const filter = escapeFilter`(&(objectClass=${cfg.userObjClass})(|(${cfg.usernameAttr}=${login})(${MAIL}=${login})))`;
-      const r = await svc.search(cfg.userSearchBase, { scope: "sub", filter, attributes: userAttributes(cfg), sizeLimit: 2 });
+      const r = await svc.search(cfg.userSearchBase, { scope: "sub", filter, attributes: [...userAttributes(cfg), cfg.memberAttr], sizeLimit: 2 });
       if (r.searchEntries.length !== 1) return { kind: "unknown" };
       entry = toLdapUser(cfg, r.searchEntries[0]);
+      memberOf = attrAll(r.searchEntries[0], cfg.memberAttr);
     } finally {
       await svc.unbind().catch(() => {});
     }
@@ -46,7 +48,7 @@ async function ldapAuthenticate(cfg: LdapConfig, login: string, password: string
   if (!c) return { kind: "unavailable", why: "connection failed" };
   try {
     await c.bind(entry.dn, password);
-    return { kind: "ok", entry };
+    return { kind: "ok", entry, memberOf };
   } catch (err) {
     if (err instanceof InvalidCredentialsError) return { kind: "refused" };
     return { kind: "unavailable", why: describeError(err) };
@@ -56,11 +58,16 @@ async function ldapAuthenticate(cfg: LdapConfig, login: string, password: string
 }
 
 /** Create the console account of an LDAP user at their first sign-in, with their LDAP groups. */
-async function importAtSignIn(cfg: LdapConfig, entry: LdapUser, password: string, ip: string | null): Promise<void> {
+async function importAtSignIn(cfg: LdapConfig, entry: LdapUser, memberOf: string[], password: string, ip: string | null): Promise<void> {
   if (!USERNAME_RE.test(entry.username) || !entry.email) return;
-  // Their groups, read before the transaction.
-  let groupNames: string[] = [];
-  try {
+  // Their groups, read before the transaction: from the user's groups attribute (memberOf)
+  // when the directory keeps one, else by searching the groups that list them.
+  const base = dnKey(cfg.groupSearchBase);
+  let groupNames = memberOf
+    .filter((g) => dnKey(g).endsWith(`,${base}`))
+    .map((g) => /^[^=]+=((?:\\.|[^,\\])*)/.exec(g)?.[1]?.replace(/\\(.)/g, "$1") ?? "")
+    .filter(Boolean);
+  if (!groupNames.length) try {
     const svc = await openBound(cfg);
     try {
       const value = membersAreNames(cfg) ? entry.username : entry.dn;
@@ -133,7 +140,7 @@ export async function signIn(input: LoginInput, meta: RequestMeta): Promise<Logi
   const verdict = await ldapAuthenticate(cfg, input.username.trim(), input.password);
   if (verdict.kind === "ok") {
     if (!user) {
-      await importAtSignIn(cfg, verdict.entry, input.password, meta.ip);
+      await importAtSignIn(cfg, verdict.entry, verdict.memberOf, input.password, meta.ip);
     } else {
       await transaction(async (tx) => {
         await tx.update(users).set({ passwordHash: await hashPassword(input.password), ldapPassRequiresChange: false }).where(eq(users.id, user.id));

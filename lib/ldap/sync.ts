@@ -1,4 +1,5 @@
 import "server-only";
+import { performance } from "node:perf_hooks";
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { Attribute, Change, AlreadyExistsError, type Client } from "ldapts";
 import { getDb, type Tx } from "../db";
@@ -55,6 +56,9 @@ export interface SyncSummary {
   skipped: number;
   ldap_writes: number;
   console_writes: number;
+  /** Milliseconds reading LDAP (users and groups), and the rest (merge, console and LDAP writes). */
+  ldap_read_ms: number;
+  merge_write_ms: number;
 }
 
 function emptySummary(): SyncSummary {
@@ -75,6 +79,8 @@ function emptySummary(): SyncSummary {
     skipped: 0,
     ldap_writes: 0,
     console_writes: 0,
+    ldap_read_ms: 0,
+    merge_write_ms: 0,
   };
 }
 
@@ -137,8 +143,10 @@ async function loadConsoleUsers(tx: Tx): Promise<ConsoleUser[]> {
  * writes already made are found again by the next run, which then has nothing to copy).
  */
 export async function syncOnce(s: Settings, client: Client, cfg: LdapConfig): Promise<SyncSummary> {
+  const started = performance.now();
   const [ldapUsersAll, ldapGroupsAll] = [await readUsers(client, cfg), await readGroups(client, cfg)];
   const sum = emptySummary();
+  sum.ldap_read_ms = Math.round(performance.now() - started);
   const ldapWins = cfg.authoritative;
   // The username is compared as a field only when it is not the entry's RDN (then it is part of the identity).
   const fields: readonly (keyof Person)[] = cfg.usernameAttr.toLowerCase() === cfg.rdnAttr.toLowerCase() ? PERSON_FIELDS.filter((f) => f !== "username") : PERSON_FIELDS;
@@ -466,7 +474,9 @@ export async function syncOnce(s: Settings, client: Client, cfg: LdapConfig): Pr
       await tx.execute(sql`delete from group_users where group_id = ${r.groupId} and user_id = ${r.userId}`);
     }
     if (membershipChanged) {
-      await assertAdminRemains(tx);
+      // Removing memberships may not take away the last active admin (a fresh instance
+      // without any admin yet is left as it is).
+      if (removeRows.length && consoleUsers.some((u) => u.isAdmin && u.isActive)) await assertAdminRemains(tx);
       await reconcileAllLocations(tx);
     }
 
@@ -500,6 +510,7 @@ export async function syncOnce(s: Settings, client: Client, cfg: LdapConfig): Pr
       }
       sum.ldap_writes++;
     }
+    sum.merge_write_ms = Math.round(performance.now() - started) - sum.ldap_read_ms;
     return sum;
   });
 }
