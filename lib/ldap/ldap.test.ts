@@ -125,6 +125,15 @@ describe.skipIf(Boolean(missing))("LDAP with the standard schema (slapd)", () =>
     pki?.cleanup();
   });
 
+  it("says LDAP is not configured before it is, and a sync then changes nothing", async () => {
+    const r = await test(root);
+    expect(r.status).toBe(400);
+    expect(r.json).toMatchObject({ ok: false, kind: "not_configured", msg: "LDAP URL is not set" });
+    const s = await sync(root);
+    expect(s.status).toBe(400);
+    expect(s.json).toMatchObject({ ok: false, kind: "not_configured" });
+  });
+
   it("refuses an invalid LDAP URL with a 400 naming the field, and changes nothing", async () => {
     const r = await patch(root, { ldap_url: "http://ldap.example.org" });
     expect(r.status).toBe(400);

@@ -8,6 +8,7 @@ import { transaction, type Emit } from "../events";
 import { recordActivities, recordActivity, type ActivityInput, type Actor } from "../activity/service";
 import { randomToken } from "../crypto";
 import { getSettings, type Settings } from "../settings/service";
+import { describeError } from "../log-errors";
 import { reconcileAllLocations } from "../locations/service";
 import { assertAdminRemains, removeUserInTx } from "../users/service";
 import { classify, dnKey, hostOf, ldapConfig, LdapFailure, missingSetting, openBound, probe, type LdapConfig } from "./client";
@@ -557,11 +558,16 @@ export async function runLdapSync(): Promise<SyncOutcome> {
     const summary = await syncOnce(s, client, cfg);
     outcome = { ok: true, summary };
   } catch (err) {
-    if (!(err instanceof LdapFailure)) {
+    if (err instanceof LdapFailure) outcome = { ok: false, kind: err.kind, msg: err.message };
+    else {
       const e = err as { message?: string; status?: number };
+      // A rule of the console refused the result (e.g. the last admin): nothing was changed.
       if (typeof e?.status === "number") outcome = { ok: false, kind: "rejected", msg: e.message };
-      else throw err;
-    } else outcome = { ok: false, kind: err.kind, msg: err.message };
+      else {
+        console.error("[ldap] sync failed:", describeError(err));
+        outcome = { ok: false, kind: "other", msg: describeError(err) };
+      }
+    }
   } finally {
     await client?.unbind().catch(() => {});
   }
