@@ -43,6 +43,9 @@ export const LAYERS = [
   "mail",
   "auth",
   "mfa",
+  // LDAP connection, directory access and password write-back (used by users); the sync and
+  // the sign-in fallback compose users and groups and sit above them.
+  "ldap",
   "locations",
   "devices",
   "locations/import",
@@ -50,6 +53,8 @@ export const LAYERS = [
   "enrollment",
   "clientmfa",
   "groups",
+  "ldap/sync",
+  "ldap/signin",
   "apitokens",
   "authkeys",
   "stats",

@@ -13,9 +13,10 @@ import { EnterpriseTab } from "./enterprise-tab";
 import { useEnterpriseSettings, useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
 import { OpenidTab } from "@/components/extid/openid-tab";
+import { LdapTab } from "./ldap-tab";
 
 /** The tabs with content so far (of SMTP, Global, LDAP, OpenID, ...; the rest come later). */
-const TABS = ["smtp", "global", "openid", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
+const TABS = ["smtp", "global", "ldap", "openid", "enterprise", "gateway-notifications", "activity-log-streaming"] as const;
 type Tab = (typeof TABS)[number];
 
 function SettingsSkeleton() {
@@ -72,6 +73,8 @@ export function SettingsPage() {
                 <SettingsSkeleton />
               ) : k === "smtp" ? (
                 <SmtpSettings settings={settings.data} />
+              ) : k === "ldap" ? (
+                <LdapTab settings={settings.data} />
               ) : k === "activity-log-streaming" ? (
                 <LogStreamsTab />
               ) : k === "gateway-notifications" ? (

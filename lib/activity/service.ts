@@ -45,6 +45,27 @@ export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Pr
   });
 }
 
+/**
+ * Many entries by one actor in one statement per 1,000 (bulk changes such as an LDAP sync that
+ * imports thousands of users), in the transaction of the change like recordActivity.
+ */
+export async function recordActivities(tx: Tx, actor: Actor, entries: ActivityInput[]): Promise<void> {
+  for (let i = 0; i < entries.length; i += 1000) {
+    await tx.insert(activityLog).values(
+      entries.slice(i, i + 1000).map((e) => ({
+        userId: actor.userId,
+        username: actor.username,
+        ip: actor.ip,
+        event: e.event,
+        module: e.module ?? "defguard",
+        description: withApiToken(e.description ?? null, actor.apiToken),
+        location: e.location ?? null,
+        device: e.device ?? null,
+      })),
+    );
+  }
+}
+
 /** `… (API token "deploy")`: which token an admin's scripted change came with. */
 function withApiToken(description: string | null, token: string | undefined): string | null {
   if (token === undefined) return description;

@@ -14,6 +14,7 @@ import { zodMessage } from "../zod-message";
 import { licenseInfo } from "../enterprise/service";
 import { DEFAULT_WELCOME_EMAIL_SUBJECT, DEFAULT_WELCOME_MESSAGE, getSettings, readEnterpriseSettings, smtpConfigured, type EnterpriseSettings, type Settings } from "../settings/service";
 import { sendMail, SMTP_NOT_CONFIGURED } from "../mail/service";
+import { writeLdapPassword } from "../ldap/password";
 import { deviceConfig, insertUserDevice } from "../devices/service";
 import { assertKeyFree, insertNetworkDevice } from "../devices/network";
 import { deviceNameSchema } from "../devices/schema";
@@ -502,6 +503,8 @@ export async function activateUser(sessionHash: string | null, input: ActivateUs
       module: "enrollment",
       description: "Enrollment completed: password set",
     });
+    // LDAP-linked users get the chosen password in their entry too (rolls back when refused).
+    await writeLdapPassword(tx, user.id, input.password);
     if (!smtpConfigured(s)) return [];
     const admin = t.adminId !== null ? await userRow(tx, t.adminId) : undefined;
     const out: Mail[] = [{ to: user.email, ...welcomeMail(s, welcomeContext(user, admin), DEFAULT_WELCOME_MESSAGE, DEFAULT_WELCOME_EMAIL_SUBJECT) }];

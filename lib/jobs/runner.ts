@@ -12,6 +12,7 @@ import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
 import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
 import { directorySyncJob } from "../extid/directory/sync";
+import { ldapSyncJob } from "../ldap/sync";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -41,6 +42,9 @@ const JOBS: Job[] = [
   { id: 7_241_010, name: "client-mfa-sessions", everyMs: 10_000, run: endIdleMfaSessions },
   // External directory (Google, Entra ID, Okta, JumpCloud): due when its own interval has passed.
   { id: 7_241_013, name: "directory-sync", everyMs: 30_000, run: directorySyncJob },
+  // Two-way LDAP sync: the tick is short, the job itself waits for the configured sync interval
+  // (settings ldap_sync_interval) and does nothing unless LDAP and its sync are enabled.
+  { id: 7_241_014, name: "ldap-sync", everyMs: 10_000, run: ldapSyncJob },
 ];
 
 /**

@@ -15,7 +15,7 @@ export async function getAppInfo() {
     network_present: usage.locations > 0,
     smtp_enabled: smtpConfigured(s),
     license_info: await licenseInfo(),
-    ldap_info: { enabled: false, ad: false },
+    ldap_info: { enabled: s.ldapEnabled, ad: s.ldapUsesAd },
     external_openid_enabled: provider.rows.length > 0,
   };
 }

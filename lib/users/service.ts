@@ -9,11 +9,12 @@ import { hashPassword, verifyPassword } from "../auth/password";
 import { randomToken, sha256hex } from "../crypto";
 import { publicUrl } from "../config";
 import { recordActivity, type Actor } from "../activity/service";
-import { transaction } from "../events";
+import { transaction, type Emit } from "../events";
 import { listSecurityKeys } from "../mfa/service";
 import { listUserDevices } from "../devices/service";
 import { reconcileAllLocations } from "../locations/service";
 import { getSettings } from "../settings/service";
+import { writeLdapPassword } from "../ldap/password";
 import { passwordResetMail, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput } from "./schema";
 
@@ -366,16 +367,24 @@ export async function deleteUser(actor: Actor, username: string): Promise<void> 
   await transaction(async (tx, emit) => {
     await lockAdmins(tx);
     const u = await requireUser(tx, username);
-    // The user's devices go with them: gateways must drop their peers.
-    const owned = await tx.execute<{ id: number; pubkey: string; locs: number[] }>(sql`
-      select d.id, d.wireguard_pubkey pubkey, coalesce(array_agg(dl.location_id) filter (where dl.location_id is not null), '{}') locs
-      from devices d left join device_locations dl on dl.device_id = d.id where d.user_id = ${u.id} group by d.id`);
-    await tx.delete(users).where(eq(users.id, u.id));
-    for (const d of owned.rows) emit({ type: "device.deleted", deviceId: Number(d.id), pubkey: d.pubkey, locationIds: d.locs.map(Number) });
-    await assertAdminRemains(tx);
-    await recordActivity(tx, actor, { event: "user_removed", description: `Removed user ${u.username}` });
-    emit({ type: "user.deleted", userId: u.id, username: u.username });
+    await removeUserInTx(tx, emit, actor, u);
   });
+}
+
+/**
+ * Delete a user (and their devices) inside the caller's transaction, with its log entry and
+ * events; refuses to remove the last active admin. Also used by the LDAP sync.
+ */
+export async function removeUserInTx(tx: Tx, emit: Emit, actor: Actor, u: { id: number; username: string }, description = `Removed user ${u.username}`) {
+  // The user's devices go with them: gateways must drop their peers.
+  const owned = await tx.execute<{ id: number; pubkey: string; locs: number[] }>(sql`
+    select d.id, d.wireguard_pubkey pubkey, coalesce(array_agg(dl.location_id) filter (where dl.location_id is not null), '{}') locs
+    from devices d left join device_locations dl on dl.device_id = d.id where d.user_id = ${u.id} group by d.id`);
+  await tx.delete(users).where(eq(users.id, u.id));
+  for (const d of owned.rows) emit({ type: "device.deleted", deviceId: Number(d.id), pubkey: d.pubkey, locationIds: d.locs.map(Number) });
+  await assertAdminRemains(tx);
+  await recordActivity(tx, actor, { event: "user_removed", description });
+  emit({ type: "user.deleted", userId: u.id, username: u.username });
 }
 
 /**
@@ -397,6 +406,7 @@ export async function changeOwnPassword(
     await deleteOtherSessions(tx, u.id, sessionId);
     await markReauthenticated(tx, sessionId);
     await recordActivity(tx, actor, { event: "password_changed", description: "Changed own password" });
+    await writePasswordToLdap(tx, actor, u.id, u.username, newPassword);
   });
 }
 
@@ -408,7 +418,18 @@ export async function setUserPassword(actor: Actor, username: string, newPasswor
     await tx.update(users).set({ passwordHash: await hashPassword(newPassword), enrolled: true }).where(eq(users.id, u.id));
     await deleteUserSessions(tx, u.id);
     await recordActivity(tx, actor, { event: "password_changed_by_admin", description: `Changed password of ${u.username}` });
+    await writePasswordToLdap(tx, actor, u.id, u.username, newPassword);
   });
+}
+
+/**
+ * The last step of a password change: write it to the user's LDAP entry when LDAP is enabled
+ * and the user is linked to one (lib/ldap/password.ts); a refusal rolls the change back.
+ */
+async function writePasswordToLdap(tx: Tx, actor: Actor, userId: number, username: string, password: string) {
+  if (await writeLdapPassword(tx, userId, password)) {
+    await recordActivity(tx, actor, { event: "ldap_password_changed", description: `Password of ${username} written to LDAP` });
+  }
 }
 
 export const RESET_TOKEN_MINUTES = 60;
@@ -514,5 +535,6 @@ export async function resetPasswordWithHash(tokenHash: string, password: string,
     await tx.update(users).set({ passwordHash: await hashPassword(password), enrolled: true }).where(eq(users.id, u.id));
     await deleteUserSessions(tx, u.id);
     await recordActivity(tx, { userId: u.id, username: u.username, ip }, { event: "password_reset_completed", description: "Password reset with an e-mailed link" });
+    await writePasswordToLdap(tx, { userId: u.id, username: u.username, ip }, u.id, u.username, password);
   });
 }

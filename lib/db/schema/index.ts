@@ -14,3 +14,4 @@ export * from "./acl";
 export * from "./keys";
 export * from "./clientmfa";
 export * from "./extid";
+export * from "./ldap";
