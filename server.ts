@@ -5,7 +5,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { join } from "node:path";
-import next from "next";
+import type { NextServer } from "next/dist/server/next";
 import { dataDir, httpPort, publicUrl } from "./lib/config";
 import { resolveSecrets, SecretsError, strictSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
@@ -59,8 +59,27 @@ async function main() {
       throw new StartupError(`the data directory ${dataDir()} is not usable (${e.code} on ${e.syscall}${e.path ? ` ${e.path}` : ""}); set DEFGUARD_DATA_DIR to a writable directory`);
     }
   })();
+  // The web app (loading Next.js and preparing it) does not need the database: it is prepared
+  // while the database is started (embedded) or migrated, bootstrapped and the gateways' side
+  // is set up (external, once it answers: start-up errors about the database come first, and
+  // Next.js's synchronous loading never delays the waiting's retries), so a restart spends the
+  // database's round trips and Next.js's loading at the same time.
+  const port = httpPort();
+  let web: Promise<{ handle: ReturnType<NextServer["getRequestHandler"]>; matcher: Awaited<ReturnType<typeof routeMatcher>> }> | null = null;
+  const startWeb = () => {
+    web = (async () => {
+      const { default: next } = await import("next");
+      const app = next({ dev, dir: process.cwd(), hostname: "localhost", port });
+      await app.prepare();
+      const matcher = await routeMatcher(process.cwd(), process.env.NEXT_DIST_DIR || ".next");
+      return { handle: app.getRequestHandler(), matcher };
+    })();
+    // A failure is reported where it is awaited (below), not as an unhandled rejection meanwhile.
+    web.catch(() => {});
+  };
   let embedded: EmbeddedDb | null = null;
   if (!process.env.DATABASE_URL) {
+    startWeb();
     const dir = join(dataDir(), "postgres");
     embedded = await startEmbeddedPostgres(dir, secrets.embeddedDbPassword!, {
       port: process.env.DEFGUARD_EMBEDDED_DB_PORT ? Number(process.env.DEFGUARD_EMBEDDED_DB_PORT) : undefined,
@@ -74,6 +93,7 @@ async function main() {
   } else {
     // An external database (DATABASE_URL): never an embedded one; wait while it is unreachable.
     await waitForDatabase(process.env.DATABASE_URL, { log });
+    startWeb();
   }
   phase("database");
   await runMigrations(process.env.DATABASE_URL!);
@@ -109,14 +129,10 @@ async function main() {
   const stopJobs = startJobs();
   phase("gateways");
 
-  const port = httpPort();
   const host = process.env.HOST || "0.0.0.0";
-  const app = next({ dev, dir: process.cwd(), hostname: "localhost", port });
-  await app.prepare();
-  const handle = app.getRequestHandler();
+  const { handle, matcher } = await web!;
   registerDbMetrics();
-  const matcher = await routeMatcher(process.cwd(), process.env.NEXT_DIST_DIR || ".next");
-  phase("web app");
+  phase("web app (rest)");
   let stopping = false;
   const server = createServer((req, res) => {
     const requestId = observeRequest(req, res, matcher);

@@ -108,10 +108,12 @@ test("a relying party signs a TOTP user in through login, consent and callback",
   expect(results.userinfo).toMatchObject({ preferred_username: username, email: `${username}@example.com`, groups: [`team-${username}`], name: "Open Id" });
   expect(results.refreshed).toBe(true);
 
-  // The profile lists the app; revoking it removes it.
+  // The profile lists the app; revoking it (from its row menu, after confirmation) removes it.
   await page.goto("/me");
   const card = page.getByTestId("authorized-apps");
   await expect(card.getByTestId("authorized-app")).toHaveAttribute("data-app", "Team Wiki");
-  await card.getByTestId("authorized-app-revoke").click();
+  await card.getByTestId("authorized-app-actions").click();
+  await page.getByTestId("authorized-app-revoke").click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Revoke" }).click();
   await expect(card.getByTestId("authorized-app")).toHaveCount(0);
 });

@@ -19,6 +19,8 @@ import { POST as authPost } from "@/app/api/v1/auth/route";
 import { sha256hex } from "@/lib/crypto";
 import { freePort } from "@/lib/db/embedded";
 import { SMTP_NOT_CONFIGURED } from "@/lib/mail/service";
+import { resetUsersListCache } from "@/lib/users/list-cache";
+import pg from "pg";
 import { call, createUser, DEFAULT_PASSWORD, query, signIn, type Jar } from "./helpers";
 import { startSmtpSink, useSmtpSink, type SmtpSink } from "./smtp-sink";
 
@@ -1123,6 +1125,61 @@ describe("GET /user: the cached full list follows every change", () => {
     expect((await names(jar)).find((u) => u.username === "cache-user")?.is_admin).toBe(true);
     await query("delete from groups where name = 'cache-g2'");
     expect((await names(jar)).find((u) => u.username === "cache-user")).toMatchObject({ is_admin: false, groups: [] });
+  });
+
+  it("changes committed by two overlapping transactions both show (entries re-read by version stamp)", async () => {
+    await createUser({ username: "stamp-admin", isAdmin: true });
+    await createUser({ username: "stamp-a" });
+    await createUser({ username: "stamp-b" });
+    const jar = await signIn("stamp-admin");
+    const firstName = async (username: string) => (await names(jar)).find((u) => u.username === username)?.first_name;
+    await names(jar); // hold the list as of now
+    const a = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    const b = new pg.Client({ connectionString: process.env.DATABASE_URL });
+    await a.connect();
+    await b.connect();
+    try {
+      await a.query("begin");
+      await a.query("update users set first_name = 'FromA' where username = 'stamp-a'");
+      await b.query("begin");
+      // B's change waits for A (both change the users list) and must not be stamped with the
+      // version A commits, or a reader holding A's version would never re-read B's entry.
+      const bUpdate = b.query("update users set first_name = 'FromB' where username = 'stamp-b'");
+      await new Promise((r) => setTimeout(r, 100));
+      await a.query("commit");
+      expect(await firstName("stamp-a")).toBe("FromA");
+      await bUpdate;
+      expect(await firstName("stamp-b")).not.toBe("FromB");
+      await b.query("commit");
+      expect(await firstName("stamp-b")).toBe("FromB");
+      expect(await firstName("stamp-a")).toBe("FromA");
+    } finally {
+      await a.end();
+      await b.end();
+    }
+  });
+
+  it("the held list equals one built from scratch after many kinds of change, for every filter and sort", async () => {
+    await createUser({ username: "held-admin", isAdmin: true });
+    const jar = await signIn("held-admin");
+    const forms = ["", "?filter=admins", "?filter=users", "?sort=name", "?sort=-name", "?sort=-username"];
+    const all = async () => Promise.all(forms.map((qs) => names(jar, qs)));
+    await all();
+    await query("insert into users (username, email, first_name, last_name) select 'held-'||g, 'held-'||g||'@example.com', 'F'||g, 'L'||(10-g) from generate_series(1, 8) g");
+    await all();
+    await query("update users set username = 'aaa-held-moved' where username = 'held-3'");
+    await query("update users set last_name = 'AAA' where username = 'held-5'");
+    await query("insert into group_users (group_id, user_id) select g.id, u.id from groups g, users u where g.name = 'admin' and u.username = 'held-6'");
+    await query("delete from users where username = 'held-7'");
+    const held = await all();
+    resetUsersListCache();
+    const fresh = await all();
+    expect(held).toEqual(fresh);
+    expect(held[0].map((u) => u.username)).toContain("aaa-held-moved");
+    expect(held[0].map((u) => u.username)).not.toContain("held-7");
+    expect(held[1].map((u) => u.username)).toContain("held-6");
+    expect(held[2].map((u) => u.username)).not.toContain("held-6");
+    expect(held[1].length + held[2].length).toBe(held[0].length);
   });
 
   it("a change rolled back leaves the list as it was", async () => {

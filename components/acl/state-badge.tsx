@@ -5,6 +5,16 @@ import { CircleCheck, CircleDashed, CircleOff, CirclePlus, Clock, PencilLine, Tr
 import { Badge } from "@/components/ui/badge";
 import { aliasState, ruleState, type AclAlias, type AclRule } from "./api";
 
+/** How each shown state looks: its badge tone and icon (the text is `acl.state.<state>`). */
+const RULE_STATES = {
+  new: { tone: "info", icon: CirclePlus },
+  modified: { tone: "warning", icon: PencilLine },
+  deleted: { tone: "error", icon: Trash2 },
+  expired: { tone: "neutral", icon: Clock },
+  applied: { tone: "success", icon: CircleCheck },
+  disabled: { tone: "neutral", icon: CircleOff },
+} as const;
+
 /**
  * A rule's state: pending changes (new, modified, marked for deletion) say so; a deployed rule
  * says whether the gateways enforce it (enabled), skip it (disabled) or it ran out (expired).
@@ -12,49 +22,14 @@ import { aliasState, ruleState, type AclAlias, type AclRule } from "./api";
 export function RuleStateBadge({ rule }: { rule: Pick<AclRule, "state" | "enabled"> }) {
   const t = useTranslations("acl.state");
   const s = ruleState(rule);
-  const props = { "data-testid": "rule-state", "data-state": s } as const;
-  switch (s) {
-    case "new":
-      return (
-        <Badge tone="info" {...props}>
-          <CirclePlus aria-hidden />
-          {t("new")}
-        </Badge>
-      );
-    case "modified":
-      return (
-        <Badge tone="warning" {...props}>
-          <PencilLine aria-hidden />
-          {t("modified")}
-        </Badge>
-      );
-    case "deleted":
-      return (
-        <Badge tone="error" {...props}>
-          <Trash2 aria-hidden />
-          {t("deleted")}
-        </Badge>
-      );
-    case "expired":
-      return (
-        <Badge tone="neutral" {...props}>
-          <Clock aria-hidden />
-          {t("expired")}
-        </Badge>
-      );
-    default:
-      return rule.enabled ? (
-        <Badge tone="success" {...props} data-state="applied">
-          <CircleCheck aria-hidden />
-          {t("applied")}
-        </Badge>
-      ) : (
-        <Badge tone="neutral" {...props} data-state="disabled">
-          <CircleOff aria-hidden />
-          {t("disabled")}
-        </Badge>
-      );
-  }
+  const shown = s === "new" || s === "modified" || s === "deleted" || s === "expired" ? s : rule.enabled ? "applied" : "disabled";
+  const { tone, icon: Icon } = RULE_STATES[shown];
+  return (
+    <Badge tone={tone} data-testid="rule-state" data-state={shown}>
+      <Icon aria-hidden />
+      {t(shown)}
+    </Badge>
+  );
 }
 
 export function AliasStateBadge({ alias }: { alias: Pick<AclAlias, "state"> }) {

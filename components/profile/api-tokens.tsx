@@ -17,7 +17,7 @@ import { Dialog, DialogContent, DialogFooter, DialogFormFooter } from "@/compone
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { RelativeTime } from "@/components/ui/relative-time";
-import { toast } from "@/components/ui/toaster";
+import { runRowAction } from "@/components/ui/row-action";
 import { useSubmit } from "@/components/ui/use-submit";
 import { useServerError } from "@/components/users/server-errors";
 import { RenameDialog } from "./key-dialogs";
@@ -111,17 +111,15 @@ export function ApiTokensSection({ username }: { username: string }) {
   const [renaming, setRenaming] = useState<ApiTokenInfo | null>(null);
   const refresh = () => client.invalidateQueries({ queryKey: ["api-tokens", username] });
 
-  async function remove(token: ApiTokenInfo) {
-    try {
-      await api.delete(`${tokensPath(username)}/${token.id}`);
-      toast.success(t("deleted", { name: token.name }));
-    } catch (err) {
-      toast.error(t("deleteFailed"), { subMessage: serverError(err) });
-      throw err;
-    } finally {
-      await refresh();
-    }
-  }
+  const remove = (token: ApiTokenInfo) =>
+    runRowAction({
+      call: () => api.delete(`${tokensPath(username)}/${token.id}`),
+      success: t("deleted", { name: token.name }),
+      failure: t("deleteFailed"),
+      errorText: serverError,
+      settle: refresh,
+    });
+
 
   return (
     <Card data-testid="api-tokens">

@@ -18,6 +18,7 @@ import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { Textarea } from "@/components/ui/textarea";
+import { runRowAction } from "@/components/ui/row-action";
 import { toast } from "@/components/ui/toaster";
 import { useSubmit } from "@/components/ui/use-submit";
 import { useServerError } from "@/components/users/server-errors";
@@ -126,17 +127,15 @@ export function AuthKeysSection({ username }: { username: string }) {
   const [renaming, setRenaming] = useState<AuthKey | null>(null);
   const refresh = () => client.invalidateQueries({ queryKey: ["auth-keys", username] });
 
-  async function remove(k: AuthKey) {
-    try {
-      await api.delete(`${keysPath(username)}/${k.id}`);
-      toast.success(t("deleted", { name: k.name }));
-    } catch (err) {
-      toast.error(t("deleteFailed"), { subMessage: serverError(err) });
-      throw err;
-    } finally {
-      await refresh();
-    }
-  }
+  const remove = (k: AuthKey) =>
+    runRowAction({
+      call: () => api.delete(`${keysPath(username)}/${k.id}`),
+      success: t("deleted", { name: k.name }),
+      failure: t("deleteFailed"),
+      errorText: serverError,
+      settle: refresh,
+    });
+
 
   async function copy(k: AuthKey) {
     try {

@@ -130,4 +130,22 @@ export const mapDevicesSchema = z.object({
     .max(10_000),
 });
 
+/**
+ * The wizard's mapping grid: the rows of mapDevicesSchema as the form holds them (addresses as
+ * typed, comma-separated; the user as picked, or null). Its output is the route's body. No rows
+ * is valid here: the wizard then finishes without a call.
+ */
+const mapRowSchema = mapDevicesSchema.shape.devices.element;
+export const mapDevicesFormSchema = z.object({
+  devices: z.array(
+    mapRowSchema.extend({
+      user_id: z
+        .object({ id: mapRowSchema.shape.user_id, username: z.string() })
+        .nullable()
+        .refine((u) => u !== null, { error: V.required })
+        .transform((u) => u!.id),
+    }),
+  ),
+});
+
 export const statsQuerySchema = z.object({ from: z.coerce.date({ error: "invalidDate" }).optional() });

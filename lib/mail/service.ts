@@ -1,5 +1,4 @@
 import "server-only";
-import nodemailer from "nodemailer";
 import { decryptSecret } from "../crypto";
 import { AppError, badRequest } from "../errors";
 import { getSettings, smtpConfigured, type Settings } from "../settings/service";
@@ -11,7 +10,9 @@ export const SMTP_NOT_CONFIGURED = "SMTP must be configured before email tokens 
 
 export { smtpConfigured };
 
-function transport(s: Settings) {
+/** nodemailer is loaded with the first message, not at start-up (restart time, resident memory). */
+async function transport(s: Settings) {
+  const { default: nodemailer } = await import("nodemailer");
   return nodemailer.createTransport({
     host: s.smtpServer!,
     port: s.smtpPort!,
@@ -38,7 +39,7 @@ export async function sendMail(mail: Mail): Promise<void> {
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   try {
-    await transport(s).sendMail({ from: s.smtpSender!, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    await (await transport(s)).sendMail({ from: s.smtpSender!, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
   } catch (err) {
     const failure = smtpFailureOf(err);
     const e = err as { code?: unknown; originalCode?: unknown; responseCode?: unknown };

@@ -1,14 +1,7 @@
 import "server-only";
 import { and, count, eq, gt, isNull, sql } from "drizzle-orm";
 import { randomBytes, randomInt } from "node:crypto";
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type RegistrationResponseJSON,
-} from "@simplewebauthn/server";
+import type { AuthenticationResponseJSON, RegistrationResponseJSON } from "@simplewebauthn/server";
 import { getDb, type Tx } from "../db";
 import { transaction } from "../events";
 import { emailCodes, mfaSecrets, recoveryCodes, users, webauthnCredentials } from "../db/schema";
@@ -22,6 +15,13 @@ import { getSettings } from "../settings/service";
 import { escapeHtml, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import { matchTotpStep, newTotpSecret, totpUri } from "./totp";
 import type { ActivityEvent } from "../activity/events";
+
+/**
+ * @simplewebauthn/server is the heaviest package the console uses (several times pg's load
+ * time): it is loaded with the first security-key call, not at start-up, which shortens a
+ * restart and keeps it out of an idle process's memory.
+ */
+const webauthn = () => import("@simplewebauthn/server");
 
 export const MSG = {
   invalidCode: "code is invalid",
@@ -272,7 +272,7 @@ export async function webauthnRegisterInit(session: Session) {
   const userId = session.user.id;
   const [u] = await getDb().select().from(users).where(eq(users.id, userId));
   const existing = await getDb().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, userId));
-  const options = await generateRegistrationOptions({
+  const options = await (await webauthn()).generateRegistrationOptions({
     rpName: s.instanceName,
     rpID: rp().rpID,
     userName: u.username,
@@ -292,7 +292,7 @@ export async function webauthnRegisterFinish(actor: Actor, session: Session, nam
   await setSessionData(session.id, { ...session.data, webauthnRegChallenge: null });
   let verification;
   try {
-    verification = await verifyRegistrationResponse({
+    verification = await (await webauthn()).verifyRegistrationResponse({
       response: credential as RegistrationResponseJSON,
       expectedChallenge: challenge,
       expectedOrigin: rp().origin,
@@ -480,7 +480,7 @@ export async function webauthnLoginStart(session: Session) {
   requirePending(session);
   const creds = await getDb().select().from(webauthnCredentials).where(eq(webauthnCredentials.userId, session.user.id));
   if (!creds.length) throw badRequest(MSG.methodNotEnabled);
-  const options = await generateAuthenticationOptions({
+  const options = await (await webauthn()).generateAuthenticationOptions({
     rpID: rp().rpID,
     allowCredentials: creds.map((c) => ({ id: c.credentialId, transports: c.transports as never })),
     userVerification: "discouraged",
@@ -506,7 +506,7 @@ export async function verifyWebauthnLogin(session: Session, meta: RequestMeta, a
         .where(and(eq(webauthnCredentials.credentialId, a.id), eq(webauthnCredentials.userId, session.user.id)));
       if (!cred) return false;
       try {
-        const v = await verifyAuthenticationResponse({
+        const v = await (await webauthn()).verifyAuthenticationResponse({
           response: a,
           expectedChallenge: challenge,
           expectedOrigin: rp().origin,

@@ -17,6 +17,7 @@ import { getSettings } from "../settings/service";
 import { writeLdapPassword } from "../ldap/password";
 import { passwordResetMail, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput } from "./schema";
+import { cachedUsersList } from "./list-cache";
 
 export const MSG = {
   usernameTaken: "username is already in use",
@@ -123,43 +124,15 @@ async function requireUser(tx: Tx, username: string) {
 }
 
 /**
- * GET /user without paging: the full UserInfo array as JSON text, assembled by PostgreSQL in
- * one query from the per-user entries the users_list_json triggers keep, so 10,000 users cost
- * one round trip and no JSON work in Node. The entries come from the user_info view, like
- * every other UserInfo.
- *
- * Without a search term the body is cached per (filter, sort) together with the users list
- * version it was built at (list_versions, bumped by statement triggers on users, groups and
- * memberships in the changing transaction). A request reads the version first (one index
- * lookup) and rebuilds only when it moved, so every console process notices a change as soon
- * as it commits. The version is read in the same statement as the body, so a cached body is
- * never older than its version.
+ * GET /user without paging: the full UserInfo array as JSON bytes. With a search term
+ * PostgreSQL builds it from the user_info view; without one it is assembled from the per-user
+ * entries the users_list_json triggers keep (also from that view), held in this process and
+ * re-read only where they changed (lib/users/list-cache.ts), so a change made by any console
+ * process shows on the next request.
  */
 export async function listUsersJson(q: ListUsersQuery): Promise<Buffer> {
   if (q.search) return Buffer.from(await searchUsersJson(q), "utf8");
-  const cacheKey = `${q.filter ?? "all"}:${q.sort ?? "username"}`;
-  const hit = usersListCache.get(cacheKey);
-  if (hit) {
-    const r = await getDb().execute<{ version: number }>(sql`select version from list_versions where name = 'users'`);
-    if (r.rows[0]?.version === hit.version) return hit.body;
-  }
-  // Each user's entry is kept as JSON text by triggers (users_list_json, migrations 0009 and
-  // 0011, built from the user_info view): the list is one ordered string_agg, about a tenth of
-  // building 10,000 objects.
-  const isAdmin = sql`exists (select 1 from group_users gu join groups gr on gr.id = gu.group_id where gu.user_id = u.id and gr.is_admin)`;
-  const where = q.filter === "admins" ? isAdmin : q.filter === "users" ? sql`not ${isAdmin}` : sql`true`;
-  const r = await getDb().execute<{ body: string; version: number | null }>(sql`
-    select (select version from list_versions where name = 'users') version,
-      '[' || coalesce(string_agg(j.body, ',' order by ${usersOrder(q.sort)}), '') || ']' body
-    from users u join users_list_json j on j.user_id = u.id
-    where ${where}`);
-  const body = Buffer.from(r.rows[0].body, "utf8");
-  const version = r.rows[0].version;
-  if (version !== null) {
-    if (usersListCache.size >= 12) usersListCache.clear();
-    usersListCache.set(cacheKey, { version, body });
-  }
-  return body;
+  return cachedUsersList(q, usersOrder(q.sort));
 }
 
 function usersOrder(sort: ListUsersQuery["sort"], alias = "u"): SQL {
@@ -181,9 +154,6 @@ async function searchUsersJson(q: ListUsersQuery): Promise<string> {
       select v.* from ${userInfoView} where ${userListWhere(q)} order by ${usersOrder(q.sort, "v")}) t`);
   return r.rows[0].body;
 }
-
-/** Full-list bodies by "filter:sort", each with the list version it was built at. */
-const usersListCache = new Map<string, { version: number; body: Buffer }>();
 
 /** GET /user?page=…: one page of users with pagination (the full list is listUsersJson). */
 export async function listUsers(q: ListUsersQuery) {

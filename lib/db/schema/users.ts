@@ -70,4 +70,9 @@ export const usersListJson = pgTable("users_list_json", {
     .primaryKey()
     .references(() => users.id, { onDelete: "cascade" }),
   body: text("body").notNull(),
+  /**
+   * The users list version this entry was last written at (migration 0021): a process that
+   * holds the list as of version V re-reads only the entries stamped above V.
+   */
+  stamp: integer("stamp").notNull().default(0),
 });
