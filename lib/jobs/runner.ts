@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
+import { backfillRollups } from "../stats/rollups";
 import { expireRules } from "../acl/service";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
@@ -35,6 +36,8 @@ const JOBS: Job[] = [
   { id: 7_241_007, name: "outbox-retention", everyMs: 600_000, run: pruneOutbox },
   // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls within a minute.
   { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
+  // Samples written before the stats rollups existed (migration 0026), folded in a chunk per run.
+  { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
 ];
 
 /**
