@@ -2,7 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
-import { backfillRollups } from "../stats/rollups";
+import { backfillRollups, rollHours } from "../stats/rollups";
 import { expireRules } from "../acl/service";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
@@ -38,6 +38,8 @@ const JOBS: Job[] = [
   { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
   // Samples written before the stats rollups existed (migration 0026), folded in a chunk per run.
   { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
+  // Samples into the per-device hourly rollup (stats_hour), a few seconds behind the ingest.
+  { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
 ];
 
 /**

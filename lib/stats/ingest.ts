@@ -18,9 +18,10 @@ export const STATS_BATCH = 2500;
 /**
  * Write a batch of samples of one location in one statement: per device the transfer since the
  * last sample (a counter that went backwards means the interface restarted: the new value is
- * the delta), the latest counters, handshake and endpoint, and the same deltas added to the
- * rollups (stats_hour per device and hour, stats_minute per location and minute, bucketed by
- * `at`). Unknown keys are skipped; returns how many samples matched a device.
+ * the delta), the latest counters, handshake, endpoint and sample time, and the batch's sum
+ * added to its minute in stats_minute (one row; the per-device hourly rollup is folded by a job,
+ * lib/stats/rollups.ts: per sample here it halved the ingest rate). Unknown keys are skipped;
+ * returns how many samples matched a device.
  *
  * Cost notes (bench/suites/gateway.ts measures it): one round trip on the stats pool
  * (synchronous_commit off), rows locked in device order so concurrent writers and the presence
@@ -59,13 +60,6 @@ export async function ingestBatch(locationId: number, samples: PeerSample[], at 
               case when up >= upload_total then up - upload_total else up end up_d,
               case when down >= download_total then down - download_total else down end down_d
          from prev
-     ),
-     per_hour as (
-       insert into stats_hour as h (location_id, bucket, device_id, upload, download)
-       select location_id, date_bin('1 hour', $7::timestamptz, timestamptz '1970-01-01 00:00:00+00'), device_id, up_d, down_d
-         from delta order by device_id
-       on conflict (location_id, bucket, device_id)
-       do update set upload = h.upload + excluded.upload, download = h.download + excluded.download
      ),
      per_minute as (
        insert into stats_minute as m (location_id, bucket, upload, download)

@@ -1,6 +1,6 @@
 /**
- * Stats rollups (migration 0026): what the ingest statement adds to stats_minute and stats_hour
- * equals the sums of the samples it wrote, on random samples (several seeds, counter resets,
+ * Stats rollups (migration 0026): what the ingest adds to stats_minute and the hourly job folds
+ * into stats_hour equal the sums of the samples, on random samples (several seeds, counter resets,
  * several samples per minute, two locations); the backfill job folds samples older than the
  * rollups in exactly once; retention removes old rollups; the per-device series stays within
  * its point limits.
@@ -10,7 +10,7 @@ import { createLocation } from "@/lib/locations/service";
 import { locationSchema } from "@/lib/locations/schema";
 import { createUserDevice } from "@/lib/devices/service";
 import { ingestBatch, type PeerSample } from "@/lib/stats/ingest";
-import { backfillRollups } from "@/lib/stats/rollups";
+import { backfillRollups, rollHours } from "@/lib/stats/rollups";
 import { pruneStats } from "@/lib/jobs/presence";
 import { deviceSeriesStep, DEVICE_POINT_BUDGET, locationUserStats, MAX_DEVICE_POINTS, networkStats } from "@/lib/stats/service";
 import { generateKeyPair } from "@/lib/wireguard/keys";
@@ -48,11 +48,20 @@ beforeAll(async () => {
 async function clearStats() {
   await query("truncate device_stats, stats_minute, stats_hour");
   await query("update device_locations set upload_total = 0, download_total = 0, last_sample_at = null");
-  await query("update stats_rollup_state set backfill_below = null");
+  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, pending_hi = null, pending_xmax = null");
 }
 
-/** Raw sums next to the rollups, as [key, upload, download] sorted. */
+/** The hourly job until everything written so far is folded (its first run only reads the horizon). */
+async function foldAll() {
+  await rollHours();
+  await rollHours();
+  const [st] = await query<{ hour_from: string; top: string }>("select hour_from::text, (select coalesce(max(id) + 1, 1) from device_stats)::text top from stats_rollup_state");
+  expect(st.hour_from).toBe(st.top);
+}
+
+/** Raw sums next to the rollups (after folding the hours). */
 async function compareWithRaw() {
+  await foldAll();
   const minuteRaw = await query(`select location_id, date_bin('1 minute', collected_at, timestamptz 'epoch') b, sum(upload)::text up, sum(download)::text down
                                    from device_stats group by 1, 2 having count(*) > 0 order by 1, 2`);
   const minuteRoll = await query(`select location_id, bucket b, upload::text up, download::text down from stats_minute order by 1, 2`);
@@ -91,8 +100,8 @@ describe("rollups kept by the ingest", () => {
           samples.push({ public_key: k, endpoint: "198.51.100.7:5000", upload: up, download: down, latest_handshake: Math.floor(t / 1000) });
         }
         await ingestBatch(loc, samples, new Date(t));
+        if (rand() < 0.2) await rollHours(); // the hourly job now and then: part folded, part not
       }
-      expect(await compareWithRaw()).toBeGreaterThan(10);
 
       // The API over the rollups: totals and series equal the raw samples from the minute of `from`.
       const from = new Date(Math.floor((Date.now() - 24 * 3600_000) / 60_000) * 60_000);
@@ -109,13 +118,16 @@ describe("rollups kept by the ingest", () => {
       const [rawOne] = await query<{ up: number }>("select coalesce(sum(upload), 0)::float8 up from device_stats where collected_at >= $1 and location_id = $2", [from, locations[0]]);
       expect(one.upload).toBe(rawOne.up);
 
-      // Per-device series: a day reads the samples (12 devices), a week the hourly rollup; each
-      // device's points sum to its samples since `from` (since its hour for the rollup).
-      for (const start of [from, new Date(Date.now() - 7 * 86400_000)]) {
+      // Per-device series: a day reads the samples (12 devices), a week the hourly rollup (before
+      // the job folded the samples, and after); each device's points sum to its samples since
+      // `from` (since its hour for the rollup).
+      const weekAgo = new Date(Date.now() - 7 * 86400_000);
+      for (const [folded, start] of [[false, from], [false, weekAgo], [true, weekAgo]] as const) {
+        if (folded) await foldAll();
         const users = await locationUserStats(locations[1], start);
         const listed = users.user_devices.flatMap((u) => u.devices);
         const step = deviceSeriesStep((Date.now() - start.getTime()) / 1000, listed.length);
-        expect(step >= 3600).toBe(start !== from);
+        expect(step >= 3600).toBe(start === weekAgo);
         const since = step >= 3600 ? new Date(Math.floor(start.getTime() / 3600_000) * 3600_000) : start;
         const perDevice = await query<{ id: number; up: number }>(
           "select device_id id, sum(upload)::float8 up from device_stats where location_id = $1 and collected_at >= $2 group by 1",
@@ -128,6 +140,7 @@ describe("rollups kept by the ingest", () => {
           for (const p of d.stats) expect(new Date(p.collected_at).getTime() % (step * 1000)).toBe(0);
         }
       }
+      expect(await compareWithRaw()).toBeGreaterThan(10);
     });
   }
 });
@@ -147,7 +160,7 @@ describe("backfill of samples older than the rollups", () => {
       [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
     );
     const [{ below }] = await query<{ below: string }>("select (max(id) + 1)::text below from device_stats");
-    await query("update stats_rollup_state set backfill_below = $1", [below]);
+    await query("update stats_rollup_state set backfill_below = $1, hour_from = $1", [below]);
     // Newer samples through the ingest meanwhile (their rollups are written by it).
     await ingestBatch(locations[0], keys.slice(0, 5).map((k, i) => ({ public_key: k, endpoint: "", upload: 1000 + i, download: 2000 + i, latest_handshake: 0 })));
 
@@ -168,6 +181,7 @@ describe("retention", () => {
     const old = new Date(Date.now() - 40 * 86400_000);
     await ingestBatch(locations[0], [{ public_key: keys[0], endpoint: "", upload: 10, download: 10, latest_handshake: 0 }], old);
     await ingestBatch(locations[0], [{ public_key: keys[0], endpoint: "", upload: 25, download: 30, latest_handshake: 0 }]);
+    await foldAll();
     expect(await query("select 1 from stats_minute")).toHaveLength(2);
     expect(await query("select 1 from stats_hour")).toHaveLength(2);
     expect(await pruneStats()).toBe(3); // one sample, one minute, one hour

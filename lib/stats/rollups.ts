@@ -1,6 +1,6 @@
 import "server-only";
 import { sql } from "drizzle-orm";
-import { getDb } from "../db";
+import { getDb, type Tx } from "../db";
 import { transaction } from "../events";
 
 /** Sample ids folded into the rollups per backfill run. */
@@ -53,6 +53,57 @@ export async function backfillRollups(chunk = BACKFILL_CHUNK): Promise<number> {
     await tx.execute(sql`update stats_rollup_state set backfill_below = ${lo > 0 ? lo : null} where id = 1`);
     return r.rows[0]?.n ?? 0;
   });
+}
+
+/**
+ * The stats-hour-rollup job: fold samples with ids from hour_from up to pending_hi into
+ * stats_hour, once every transaction that was running when pending_hi was read has ended (so
+ * no sample with a smaller id can still appear), then read the next pending_hi. Exact and
+ * idempotent: the fold and the state move in one transaction. Queries add the samples from
+ * hour_from on themselves (lib/stats/service.ts), so the series are complete between runs.
+ * Returns how many samples were folded.
+ */
+export async function rollHours(): Promise<number> {
+  return transaction(async (tx) => {
+    const [st] = (
+      await tx.execute<{ hour_from: string; pending_hi: string | null; pending_xmax: string | null; horizon: string }>(sql`
+        select hour_from, pending_hi, pending_xmax, pg_snapshot_xmin(pg_current_snapshot())::text::bigint horizon
+          from stats_rollup_state where id = 1 for update`)
+    ).rows;
+    if (!st) return 0;
+    let from = Number(st.hour_from);
+    let folded = 0;
+    const ready = st.pending_hi !== null && Number(st.horizon) >= Number(st.pending_xmax);
+    if (ready) {
+      const hi = Number(st.pending_hi);
+      if (hi > from) folded = await foldHours(tx, from, hi);
+      from = Math.max(from, hi);
+    }
+    if (ready || st.pending_hi === null) {
+      await tx.execute(sql`
+        update stats_rollup_state
+           set hour_from = ${from},
+               pending_hi = greatest(${from}, (select max(id) + 1 from device_stats)),
+               pending_xmax = pg_snapshot_xmax(pg_current_snapshot())::text::bigint
+         where id = 1`);
+    }
+    return folded;
+  });
+}
+
+/** Add the samples with ids in [lo, hi) to stats_hour; returns how many there were. */
+async function foldHours(tx: Tx, lo: number, hi: number): Promise<number> {
+  const r = await tx.execute<{ n: number }>(sql`
+    with s as (select device_id, location_id, collected_at, upload, download from device_stats where id >= ${lo} and id < ${hi}),
+    per_hour as (
+      insert into stats_hour as h (location_id, bucket, device_id, upload, download)
+      select location_id, date_bin('1 hour', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
+        from s group by location_id, b, device_id order by location_id, b, device_id
+      on conflict (location_id, bucket, device_id)
+      do update set upload = h.upload + excluded.upload, download = h.download + excluded.download
+    )
+    select count(*)::int n from s`);
+  return r.rows[0]?.n ?? 0;
 }
 
 /** Keep the rollups as long as the samples (DEFGUARD_STATS_RETENTION_DAYS, default 30). */

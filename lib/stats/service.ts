@@ -135,8 +135,8 @@ type DeviceStatsRow = {
 /**
  * GET /network/{id}/stats/users: devices active in the window (a sample or a handshake since
  * `from`), grouped by user, each with its transfer series at deviceSeriesStep: from the hourly
- * rollup for steps of an hour and more (the window then starts at the hour of `from`), from the
- * samples below that.
+ * rollup (and the samples not folded into it yet) for steps of an hour and more (the window
+ * then starts at the hour of `from`), from the samples below that.
  */
 export async function locationUserStats(locationId: number, from: Date) {
   const db = getDb();
@@ -153,9 +153,14 @@ export async function locationUserStats(locationId: number, from: Date) {
   if (rows.length) {
     const source =
       step >= 3600
-        ? sql`select h.device_id, ${binOf(step, sql`h.bucket`)} t, sum(h.upload) up, sum(h.download) down
-                from stats_hour h
-               where h.location_id = ${locationId} and h.bucket >= ${binOf(3600, sql`${from}::timestamptz`)}
+        ? // Folded hours, plus the few samples the hourly job has not folded yet (ids from hour_from on).
+          sql`select x.device_id, ${binOf(step, sql`x.bucket`)} t, sum(x.upload) up, sum(x.download) down
+                from (select h.device_id, h.bucket, h.upload, h.download from stats_hour h
+                       where h.location_id = ${locationId} and h.bucket >= ${binOf(3600, sql`${from}::timestamptz`)}
+                      union all
+                      select s.device_id, s.collected_at, s.upload, s.download from device_stats s
+                       where s.id >= (select hour_from from stats_rollup_state where id = 1)
+                         and s.location_id = ${locationId} and s.collected_at >= ${binOf(3600, sql`${from}::timestamptz`)}) x
                group by 1, 2`
         : sql`select s.device_id, ${binOf(step, sql`s.collected_at`)} t, sum(s.upload) up, sum(s.download) down
                 from device_stats s

@@ -45,9 +45,9 @@ export const deviceStats = pgTable(
 );
 
 /**
- * Rollups of device_stats kept by the ingest statement (migration 0026, lib/stats/ingest.ts):
- * per location and minute (network/location totals and series) and per device, location and
- * hour (a location's per-device series). Both equal the sums of the raw samples they cover.
+ * Rollups of device_stats (migration 0026): per location and minute (network/location totals
+ * and series; kept by the ingest statement) and per device, location and hour (a location's
+ * per-device series; folded by a job). Both equal the sums of the samples they cover.
  */
 export const statsMinute = pgTable(
   "stats_minute",
@@ -72,8 +72,11 @@ export const statsHour = pgTable(
   (t) => [primaryKey({ name: "stats_hour_pk", columns: [t.locationId, t.bucket, t.deviceId] })],
 );
 
-/** One row: samples with ids below backfill_below are not yet in the rollups (backfill job); NULL when done. */
+/** One row: the rollups' progress (migration 0026, lib/stats/rollups.ts). */
 export const statsRollupState = pgTable("stats_rollup_state", {
   id: integer("id").primaryKey(),
   backfillBelow: bigint("backfill_below", { mode: "number" }),
+  hourFrom: bigint("hour_from", { mode: "number" }).notNull(),
+  pendingHi: bigint("pending_hi", { mode: "number" }),
+  pendingXmax: bigint("pending_xmax", { mode: "number" }),
 });
