@@ -132,8 +132,11 @@ describe("locking and clean-up", () => {
 
     const spare = (await createLocation(ACTOR, locationSchema.parse({ name: "Spare", address: "10.6.0.1/24", endpoint: "vpn2.example.com", port: 51821 }))).id;
     await query("insert into device_stats (device_id, location_id, collected_at, upload, download) values ($1, $2, now(), 1, 1)", [deviceId, spare]);
+    await query("insert into stats_hour (location_id, bucket, device_id, upload, download) values ($1, now(), $2, 1, 1)", [spare, deviceId]);
+    await query("insert into stats_minute (location_id, bucket, upload, download) values ($1, now(), 1, 1)", [spare]);
     await query("delete from locations where id = $1", [spare]);
     expect(await query("select 1 from device_stats where location_id = $1", [spare])).toHaveLength(0);
+    expect(await query("select 1 from stats_hour where location_id = $1 union all select 1 from stats_minute where location_id = $1", [spare])).toHaveLength(0);
   });
 });
 
@@ -143,15 +146,18 @@ describe("per-device series", () => {
     const id = (await createUserDevice(ACTOR, "walker", { name: "tablet", wireguard_pubkey: k, description: null })).device.id;
     const minute = Math.floor(Date.now() / 60_000) * 60_000;
     const at = (msBefore: number) => new Date(minute - msBefore).toISOString();
+    // Cumulative counters, as a gateway reports them: deltas 10/1, 5/2, 7/3, 0/0.
     for (const [when, up, down] of [
-      [at(20 * 60_000) , 10, 1],
-      [at(10 * 60_000), 5, 2],
-      [at(10 * 60_000 - 5_000), 7, 3], // same minute as the one above
-      [at(5 * 60_000), 0, 0], // no traffic: no point
+      [at(20 * 60_000), 10, 1],
+      [at(10 * 60_000), 15, 3],
+      [at(10 * 60_000 - 5_000), 22, 6], // same minute as the one above
+      [at(5 * 60_000), 22, 6], // no traffic: no point
     ] as const) {
-      await query("insert into device_stats (device_id, location_id, collected_at, upload, download) values ($1, $2, $3, $4, $5)", [id, locationId, when, up, down]);
+      await ingestBatch(locationId, [{ public_key: k, endpoint: "", upload: up, download: down, latest_handshake: 0 }], new Date(when));
     }
-    const res = await call(usersStatsGet, { jar: admin, path: `/api/v1/network/${locationId}/stats/users`, params: { id: String(locationId) } });
+    // Half an hour: one-minute buckets (an hour would touch 61 of them, one more than a device's 60 points).
+    const from = encodeURIComponent(at(30 * 60_000));
+    const res = await call(usersStatsGet, { jar: admin, path: `/api/v1/network/${locationId}/stats/users?from=${from}`, params: { id: String(locationId) } });
     expect(res.status).toBe(200);
     const walker = res.json.user_devices.find((u: { user: { username: string } }) => u.user.username === "walker");
     expect(walker.user).toEqual(JSON.parse(JSON.stringify(await getUserInfo(userId))));

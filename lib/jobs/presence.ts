@@ -1,6 +1,7 @@
 import "server-only";
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
+import { pruneRollups } from "../stats/rollups";
 
 /**
  * Mark devices connected or disconnected by handshake age against their location's
@@ -42,9 +43,9 @@ export async function updatePresence(): Promise<{ connected: number; disconnecte
   return { connected: count(true), disconnected: count(false) };
 }
 
-/** Keep per-interval stats for DEFGUARD_STATS_RETENTION_DAYS (default 30). */
+/** Keep per-interval stats and their rollups for DEFGUARD_STATS_RETENTION_DAYS (default 30). */
 export async function pruneStats(): Promise<number> {
   const days = Number(process.env.DEFGUARD_STATS_RETENTION_DAYS || 30);
   const r = await getDb().execute(sql`delete from device_stats where collected_at < now() - make_interval(days => ${days})`);
-  return r.rowCount ?? 0;
+  return (r.rowCount ?? 0) + (await pruneRollups(days));
 }

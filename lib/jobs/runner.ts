@@ -2,6 +2,7 @@ import "server-only";
 import { sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { pruneStats, updatePresence } from "./presence";
+import { backfillRollups, rollHours } from "../stats/rollups";
 import { expireRules } from "../acl/service";
 import { notifyGateways } from "../gateways/notifications";
 import { pruneEnrollmentTokens } from "../enrollment/service";
@@ -45,6 +46,10 @@ const JOBS: Job[] = [
   // Two-way LDAP sync: the tick is short, the job itself waits for the configured sync interval
   // (settings ldap_sync_interval) and does nothing unless LDAP and its sync are enabled.
   { id: 7_241_014, name: "ldap-sync", everyMs: 10_000, run: ldapSyncJob },
+  // Samples written before the stats rollups existed (migration 0026), folded in a chunk per run.
+  { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
+  // Samples into the per-device hourly rollup (stats_hour), a few seconds behind the ingest.
+  { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
 ];
 
 /**

@@ -32,11 +32,6 @@ export async function outdatedComponents() {
   return { gateways: outdated, proxy: null };
 }
 
-/** GET /updates: no update information (the console does not call home). */
-export function availableUpdate(): null {
-  return null;
-}
-
 /** GET /enterprise_info: no licence key is loaded. */
 export function enterpriseInfo() {
   return { license_info: null };

@@ -18,8 +18,10 @@ export const STATS_BATCH = 2500;
 /**
  * Write a batch of samples of one location in one statement: per device the transfer since the
  * last sample (a counter that went backwards means the interface restarted: the new value is
- * the delta), the latest counters, handshake and endpoint. Unknown keys are skipped; returns
- * how many samples matched a device.
+ * the delta), the latest counters, handshake, endpoint and sample time, and the batch's sum
+ * added to its minute in stats_minute (one row; the per-device hourly rollup is folded by a job,
+ * lib/stats/rollups.ts: per sample here it halved the ingest rate). Unknown keys are skipped;
+ * returns how many samples matched a device.
  *
  * Cost notes (bench/suites/gateway.ts measures it): one round trip on the stats pool
  * (synchronous_commit off), rows locked in device order so concurrent writers and the presence
@@ -48,16 +50,27 @@ export async function ingestBatch(locationId: number, samples: PeerSample[], at 
        update device_locations dl
           set upload_total = p.up, download_total = p.down,
               last_handshake = case when p.hs > 0 then to_timestamp(p.hs) else dl.last_handshake end,
-              last_endpoint = coalesce(nullif(p.ep, ''), dl.last_endpoint)
+              last_endpoint = coalesce(nullif(p.ep, ''), dl.last_endpoint),
+              last_sample_at = greatest(dl.last_sample_at, $7)
          from prev p
         where dl.device_id = p.device_id and dl.location_id = p.location_id
+     ),
+     delta as (
+       select device_id, location_id, ep, hs,
+              case when up >= upload_total then up - upload_total else up end up_d,
+              case when down >= download_total then down - download_total else down end down_d
+         from prev
+     ),
+     per_minute as (
+       insert into stats_minute as m (location_id, bucket, upload, download)
+       select $1, date_bin('1 minute', $7::timestamptz, timestamptz '1970-01-01 00:00:00+00'), sum(up_d), sum(down_d)
+         from delta having count(*) > 0
+       on conflict (location_id, bucket)
+       do update set upload = m.upload + excluded.upload, download = m.download + excluded.download
      )
      insert into device_stats (device_id, location_id, collected_at, upload, download, endpoint, latest_handshake)
-     select device_id, location_id, $7,
-            case when up >= upload_total then up - upload_total else up end,
-            case when down >= download_total then down - download_total else down end,
-            nullif(ep, ''), case when hs > 0 then to_timestamp(hs) end
-       from prev`,
+     select device_id, location_id, $7, up_d, down_d, nullif(ep, ''), case when hs > 0 then to_timestamp(hs) end
+       from delta`,
     [
       locationId,
       list.map((s) => s.public_key),

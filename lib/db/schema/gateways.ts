@@ -1,4 +1,4 @@
-import { bigint, bigserial, boolean, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
 import { locations } from "./locations";
 
 /** Gateways seen by the console, one row per (location, hostname). */
@@ -43,3 +43,40 @@ export const deviceStats = pgTable(
   },
   (t) => [index("device_stats_location_time_idx").on(t.locationId, t.collectedAt), index("device_stats_device_time_idx").on(t.deviceId, t.collectedAt)],
 );
+
+/**
+ * Rollups of device_stats (migration 0026): per location and minute (network/location totals
+ * and series; kept by the ingest statement) and per device, location and hour (a location's
+ * per-device series; folded by a job). Both equal the sums of the samples they cover.
+ */
+export const statsMinute = pgTable(
+  "stats_minute",
+  {
+    locationId: integer("location_id").notNull(),
+    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    upload: bigint("upload", { mode: "number" }).notNull().default(0),
+    download: bigint("download", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ name: "stats_minute_pk", columns: [t.locationId, t.bucket] })],
+);
+
+export const statsHour = pgTable(
+  "stats_hour",
+  {
+    locationId: integer("location_id").notNull(),
+    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    deviceId: integer("device_id").notNull(),
+    upload: bigint("upload", { mode: "number" }).notNull().default(0),
+    download: bigint("download", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ name: "stats_hour_pk", columns: [t.locationId, t.bucket, t.deviceId] })],
+);
+
+/** One row: the rollups' progress (migration 0026, lib/stats/rollups.ts). */
+export const statsRollupState = pgTable("stats_rollup_state", {
+  id: integer("id").primaryKey(),
+  backfillBelow: bigint("backfill_below", { mode: "number" }),
+  hourFrom: bigint("hour_from", { mode: "number" }).notNull(),
+  pendingHi: bigint("pending_hi", { mode: "number" }),
+  pendingXmax: bigint("pending_xmax", { mode: "number" }),
+});

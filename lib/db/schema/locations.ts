@@ -91,6 +91,8 @@ export const deviceLocations = pgTable(
     /** Presence, kept by the presence job: handshake younger than peer_disconnect_threshold. */
     connected: boolean("connected").notNull().default(false),
     connectedAt: timestamp("connected_at", { withTimezone: true }),
+    /** When the last stats sample of this device in this location was written (ingest). */
+    lastSampleAt: timestamp("last_sample_at", { withTimezone: true }),
   },
   (t) => [primaryKey({ columns: [t.deviceId, t.locationId] }), index("device_locations_location_idx").on(t.locationId)],
 );

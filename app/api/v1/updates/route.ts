@@ -1,4 +1,5 @@
 import { json, route } from "@/lib/http/route";
-import { availableUpdate } from "@/lib/platform/unbuilt";
+import { availableUpdate } from "@/lib/platform/updates";
 
-export const GET = route({ access: "admin" }, async () => json(availableUpdate()));
+/** The newest release from DEFGUARD_UPDATE_URL when newer than this console, else null. */
+export const GET = route({ access: "admin" }, async () => json(await availableUpdate()));
