@@ -10,6 +10,7 @@ import { GlobalSettings } from "./global-settings";
 import { GatewayNotificationsTab } from "./gateway-notifications-tab";
 import { LogStreamsTab } from "./log-streams-tab";
 import { EnterpriseTab } from "./enterprise-tab";
+import { LicenceCard } from "./licence-card";
 import { useEnterpriseSettings, useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
 
@@ -58,13 +59,16 @@ export function SettingsPage() {
           TABS.map((k) => (
             <TabsContent key={k} value={k} className="max-w-3xl">
               {k === "enterprise" ? (
-                enterprise.data ? (
-                  <EnterpriseTab settings={enterprise.data} />
-                ) : enterprise.isError ? (
-                  <InlineError message={t("loadFailed")} detail={enterprise.error.message} onRetry={() => enterprise.refetch()} retrying={enterprise.isFetching} />
-                ) : (
-                  <SettingsSkeleton />
-                )
+                <div className="flex flex-col gap-4">
+                  <LicenceCard />
+                  {enterprise.data ? (
+                    <EnterpriseTab settings={enterprise.data} />
+                  ) : enterprise.isError ? (
+                    <InlineError message={t("loadFailed")} detail={enterprise.error.message} onRetry={() => enterprise.refetch()} retrying={enterprise.isFetching} />
+                  ) : (
+                    <SettingsSkeleton />
+                  )}
+                </div>
               ) : !settings.data ? (
                 <SettingsSkeleton />
               ) : k === "smtp" ? (

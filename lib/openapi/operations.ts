@@ -56,6 +56,12 @@ export interface Operation {
    * route's `allowWithoutMfa` option): the MFA setup steps and GET /me.
    */
   withoutMfa?: true;
+  /**
+   * An enterprise feature behind the licence gate: 403 {msg, code: "license_required"} once the
+   * free tier is exceeded without a valid licence (docs/licence.md). The route passes
+   * `enterprise: true` to route(); the matrix test checks the two agree.
+   */
+  enterprise?: true;
 }
 
 /**
@@ -81,8 +87,9 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/mail/test", tag: "settings", access: "admin", body: testMailSchema, summary: "Send a test e-mail through the configured SMTP server" },
   { method: "POST", path: "/mail/test_welcome", tag: "settings", access: "admin", body: welcomeTestSchema, summary: "Send the drafted enrolment welcome e-mail (Markdown) as a test" },
   { method: "GET", path: "/settings_enterprise", tag: "settings", access: "user", summary: "Enterprise settings: {admin_device_management, client_traffic_policy, only_client_activation}" },
-  { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
-  { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence details: {license_info} (null without a licence key)" },
+  { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", enterprise: true, body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
+  { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence as defguard reports it: {license_info: {valid_until, subscription, expired, limits_exceeded, tier}}, null without a licence that verifies" },
+  { method: "GET", path: "/license", tag: "platform", access: "admin", summary: "The stored licence for the Settings page: {state (none, invalid, valid, grace, expired), error, enterprise, usage, limits, limits_exceeded, customer, tier, subscription, valid_until, grace_until, license_limits}" },
   { method: "GET", path: "/updates", tag: "platform", access: "admin", summary: "Available update, or null" },
   { method: "GET", path: "/outdated", tag: "platform", access: "admin", summary: "Components too old for this console: {gateways: [{version, hostname}], proxy}" },
   { method: "GET", path: "/openid/provider", tag: "openid", access: "admin", summary: "External OpenID provider (204 when none is set)", ok: { status: 204, description: "no provider" } },
@@ -96,9 +103,9 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/oauth/keys/rotate", tag: "openid", access: "admin", summary: "Rotate the OpenID signing keys (needs a fresh proof, else 403 reauth_required); old keys stay in the JWKS until their tokens expired" },
   { method: "DELETE", path: "/user/{username}/oauth_app/{client_id}", tag: "openid", access: "self-or-admin", summary: "Revoke a user's consent to an OpenID app, and the app's tokens for that user" },
   { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams: [{id, name, stream_type, config: {url, username, password, cert}, status: {last_success, backlog, last_error, last_error_at}}]" },
-  { method: "POST", path: "/activity_log_stream", tag: "activity", access: "admin", body: logStreamSchema, summary: "Add a Vector or Logstash HTTP stream (enterprise)", ok: { status: 201, description: "{}" } },
+  { method: "POST", path: "/activity_log_stream", tag: "activity", access: "admin", enterprise: true, body: logStreamSchema, summary: "Add a Vector or Logstash HTTP stream (enterprise)", ok: { status: 201, description: "{}" } },
   { method: "GET", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "One activity log stream" },
-  { method: "PUT", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", body: logStreamSchema, summary: "Edit an activity log stream (enterprise)" },
+  { method: "PUT", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", enterprise: true, body: logStreamSchema, summary: "Edit an activity log stream (enterprise)" },
   { method: "DELETE", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "Delete an activity log stream and its queued batches (enterprise)" },
   { method: "GET", path: "/webhook", tag: "webhooks", access: "admin", summary: "Webhooks: [{id, url, description, token, enabled, on_user_created, on_user_deleted, on_user_modified, on_hwkey_provision}]" },
   { method: "POST", path: "/webhook", tag: "webhooks", access: "admin", body: webhookSchema, summary: "Add a webhook", ok: { status: 201, description: "WebHook" } },
@@ -165,20 +172,20 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/group/{name}", tag: "groups", access: "admin", body: addMemberSchema, summary: "Add a member" },
   { method: "DELETE", path: "/group/{name}/user/{username}", tag: "groups", access: "admin", summary: "Remove a member" },
   { method: "POST", path: "/groups-assign", tag: "groups", access: "admin", body: groupsAssignSchema, summary: "Add users to groups" },
-  { method: "GET", path: "/acl/rule", tag: "acl", access: "admin", summary: "ACL rules (applied and pending), ApiAclRule[]" },
-  { method: "POST", path: "/acl/rule", tag: "acl", access: "admin", body: aclRuleSchema, summary: "Create an ACL rule (state new)", ok: { status: 201, description: "ApiAclRule" } },
-  { method: "GET", path: "/acl/rule/{id}", tag: "acl", access: "admin", summary: "One ACL rule" },
-  { method: "PUT", path: "/acl/rule/{id}", tag: "acl", access: "admin", body: aclRuleSchema, summary: "Edit an ACL rule; an applied rule gets a pending modified copy (answered)" },
-  { method: "DELETE", path: "/acl/rule/{id}", tag: "acl", access: "admin", summary: "Mark an applied ACL rule for deletion, or discard a pending one" },
-  { method: "PUT", path: "/acl/rule/apply", tag: "acl", access: "admin", body: applyRulesSchema, summary: "Deploy pending ACL rule changes" },
-  { method: "GET", path: "/acl/alias", tag: "acl", access: "admin", summary: "ACL aliases, ApiAclAlias[]" },
-  { method: "POST", path: "/acl/alias", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Create an ACL alias", ok: { status: 201, description: "ApiAclAlias" } },
-  { method: "GET", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "One ACL alias" },
-  { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
-  { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
-  { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
-  { method: "GET", path: "/acl/check", tag: "acl", access: "admin", query: aclCheckQuery, summary: "Would a user's devices (or a device) reach destination:port in a location? {allowed, rule, reason, devices}, from the compiled firewall" },
-  { method: "GET", path: "/acl/impact", tag: "acl", access: "admin", query: aclImpactQuery, summary: "Devices gaining and losing access per location if the given pending rules/aliases (default: all) were deployed" },
+  { method: "GET", path: "/acl/rule", tag: "acl", access: "admin", enterprise: true, summary: "ACL rules (applied and pending), ApiAclRule[]" },
+  { method: "POST", path: "/acl/rule", tag: "acl", access: "admin", enterprise: true, body: aclRuleSchema, summary: "Create an ACL rule (state new)", ok: { status: 201, description: "ApiAclRule" } },
+  { method: "GET", path: "/acl/rule/{id}", tag: "acl", access: "admin", enterprise: true, summary: "One ACL rule" },
+  { method: "PUT", path: "/acl/rule/{id}", tag: "acl", access: "admin", enterprise: true, body: aclRuleSchema, summary: "Edit an ACL rule; an applied rule gets a pending modified copy (answered)" },
+  { method: "DELETE", path: "/acl/rule/{id}", tag: "acl", access: "admin", enterprise: true, summary: "Mark an applied ACL rule for deletion, or discard a pending one" },
+  { method: "PUT", path: "/acl/rule/apply", tag: "acl", access: "admin", enterprise: true, body: applyRulesSchema, summary: "Deploy pending ACL rule changes" },
+  { method: "GET", path: "/acl/alias", tag: "acl", access: "admin", enterprise: true, summary: "ACL aliases, ApiAclAlias[]" },
+  { method: "POST", path: "/acl/alias", tag: "acl", access: "admin", enterprise: true, body: aclAliasSchema, summary: "Create an ACL alias", ok: { status: 201, description: "ApiAclAlias" } },
+  { method: "GET", path: "/acl/alias/{id}", tag: "acl", access: "admin", enterprise: true, summary: "One ACL alias" },
+  { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", enterprise: true, body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
+  { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", enterprise: true, summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
+  { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", enterprise: true, body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
+  { method: "GET", path: "/acl/check", tag: "acl", access: "admin", enterprise: true, query: aclCheckQuery, summary: "Would a user's devices (or a device) reach destination:port in a location? {allowed, rule, reason, devices}, from the compiled firewall" },
+  { method: "GET", path: "/acl/impact", tag: "acl", access: "admin", enterprise: true, query: aclImpactQuery, summary: "Devices gaining and losing access per location if the given pending rules/aliases (default: all) were deployed" },
 
   { method: "GET", path: "/activity_log", tag: "activity", access: "user", query: activityQuerySchema, summary: "Activity log page (admins: all; users: own)" },
   { method: "GET", path: "/activity_log/filters", tag: "activity", access: "user", summary: "Distinct users, events, modules, locations for filters" },

@@ -37,11 +37,6 @@ export function availableUpdate(): null {
   return null;
 }
 
-/** GET /enterprise_info: no licence key is loaded. */
-export function enterpriseInfo() {
-  return { license_info: null };
-}
-
 /**
  * GET /openid/provider with no external OpenID provider: defguard answers 204 No Content. (Its
  * handler attaches `{provider: null, settings}`, but a 204 carries no body, so clients get none.)
