@@ -56,6 +56,7 @@ export const LAYERS = [
   "gateways",
   "platform",
   "webhooks",
+  "provisioning",
   "health",
   // composition: processes and descriptions of the whole API
   "grpc",

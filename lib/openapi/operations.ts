@@ -34,6 +34,7 @@ import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
 import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
+import { workerJobSchema } from "../provisioning/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -120,6 +121,11 @@ export const OPERATIONS: Operation[] = [
   { method: "DELETE", path: "/user/{username}/auth_key/{id}", tag: "authentication keys", access: "self-or-admin", summary: "Delete an SSH or GPG key" },
   { method: "POST", path: "/user/{username}/auth_key/{id}/rename", tag: "authentication keys", access: "self-or-admin", body: keyRenameSchema, summary: "Rename an SSH or GPG key {name}" },
   { method: "GET", path: "/ssh_authorized_keys", tag: "authentication keys", access: "public", query: authorizedKeysQuerySchema, summary: "authorized_keys text (text/plain, one key a line) for sshd's AuthorizedKeysCommand: the SSH keys of active users, filtered by ?username= and/or ?group= (members); empty without a filter or for unknown names" },
+  { method: "GET", path: "/worker", tag: "provisioning", access: "admin", enterprise: true, summary: "YubiKey provisioning workers: [{id, ip, connected}]" },
+  { method: "GET", path: "/worker/token", tag: "provisioning", access: "admin", enterprise: true, summary: "A worker token (JWT, DEFGUARD_YUBIBRIDGE_SECRET) and the gRPC address: {token, grpc_url}", ok: { status: 201, description: "{token, grpc_url}" } },
+  { method: "POST", path: "/worker/job", tag: "provisioning", access: "user", enterprise: true, body: workerJobSchema, summary: "Provision a YubiKey for a user on a worker (users: only for themselves): {id}", ok: { status: 201, description: "{id}" } },
+  { method: "GET", path: "/worker/{id}", tag: "provisioning", access: "user", enterprise: true, summary: "Status of job {id}: null while pending, {success, serial, error} when done, 404 {message} when it failed (owner or admin)" },
+  { method: "DELETE", path: "/worker/{id}", tag: "provisioning", access: "admin", enterprise: true, summary: "Forget worker {id} and its pending jobs" },
   { method: "GET", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", summary: "An admin's API tokens: [{id, name, created_at}]" },
   { method: "POST", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", body: apiTokenCreateSchema, summary: "Make an API token for an admin: {token} (dg- and 32 letters or digits), shown only in this answer; use it as Authorization: Bearer <token>", ok: { status: 201, description: "{token}" } },
   { method: "DELETE", path: "/user/{username}/api_token/{id}", tag: "api tokens", access: "admin", summary: "Delete an API token (it stops working at once)" },

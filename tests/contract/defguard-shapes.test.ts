@@ -48,6 +48,9 @@ const OUR_SETTINGS: Shape = {
 
 /** Events defguard has no name for; each keeps a name in the same style. */
 const OUR_EVENTS = [
+  "yubikey_provisioning_started",
+  "yubikey_provisioning_failed",
+  "provisioning_worker_removed",
   "user_enabled",
   "user_disabled",
   "mfa_enabled",
