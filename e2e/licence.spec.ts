@@ -32,7 +32,7 @@ test("over the free tier without a licence, Access Control opens the upgrade dia
     await api.ok(api.patch("/api/v1/settings", { license: null }));
     await signInAdmin(page);
     await page.goto("/acl");
-    const dialog = page.getByTestId("upgrade-dialog");
+    const dialog = page.getByRole("dialog", { name: "Upgrade needed" });
     await expect(dialog).toBeVisible();
     await expect(dialog.getByTestId("upgrade-exceeded")).toContainText("users");
     await dialog.getByTestId("upgrade-enter-licence").click();

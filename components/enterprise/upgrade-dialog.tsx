@@ -38,7 +38,8 @@ export function UpgradeDialog() {
   const exceeded = KINDS.filter((k) => info.data?.license_info.limits_exceeded[k]);
   return (
     <Dialog open={open} onOpenChange={setOpen}>
-      <DialogContent title={t("title")} description={t("description")} data-testid="upgrade-dialog">
+      <DialogContent title={t("title")} description={t("description")}>
+        <div data-testid="upgrade-dialog">
         {exceeded.length > 0 && (
           <ul className="mb-3 list-disc pl-5 text-sm text-fg" data-testid="upgrade-exceeded">
             {exceeded.map((k) => (
@@ -57,6 +58,7 @@ export function UpgradeDialog() {
             </Link>
           </Button>
         </DialogFooter>
+        </div>
       </DialogContent>
     </Dialog>
   );
