@@ -5,6 +5,7 @@ import { QueryCache, QueryClient, QueryClientProvider } from "@tanstack/react-qu
 import { ApiBadRequestError } from "@/lib/api/client";
 import type { Essentials } from "@/lib/api/types";
 import { ReauthDialog } from "./auth/reauth-dialog";
+import { UpgradeDialog } from "./enterprise/upgrade-dialog";
 import { resetSession } from "./auth/session-store";
 import { essentialsQuery, useEssentials } from "./settings/queries";
 import { subscribeTheme } from "./theme/theme";
@@ -61,6 +62,7 @@ export function Providers({ essentials, children }: ProvidersProps) {
         <Background />
         {children}
         <ReauthDialog />
+        <UpgradeDialog />
         <Toaster />
       </TooltipProvider>
     </QueryClientProvider>

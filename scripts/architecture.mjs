@@ -63,6 +63,7 @@ export const LAYERS = [
   "reports",
   "platform",
   "webhooks",
+  "provisioning",
   "health",
   "extid",
   // composition: processes and descriptions of the whole API
@@ -73,8 +74,11 @@ export const LAYERS = [
   "openapi",
 ];
 
-/** lib/http (the route wrapper) may import only these besides itself: no domain service. */
-export const HTTP_ALLOWED = ["errors", "validation", "zod-message", "log-errors", "cookies", "logging", "metrics", "theme-script", "config", "crypto", "i18n", "auth"];
+/**
+ * lib/http (the route wrapper) may import only these besides itself: no domain service, except
+ * the session lookup (auth) and the licence gate (enterprise) that every route may need.
+ */
+export const HTTP_ALLOWED = ["enterprise", "errors", "validation", "zod-message", "log-errors", "cookies", "logging", "metrics", "theme-script", "config", "crypto", "i18n", "auth"];
 
 /** Browser-only code: no module under lib/ outside it may import it. */
 export const BROWSER = ["components/"];

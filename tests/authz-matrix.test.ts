@@ -85,7 +85,7 @@ function expectedFor(key: string): Expected {
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const API_DIR = fileURLToPath(new URL("../app/api/v1/", import.meta.url));
 
-type RouteFn = Handler & { access?: Access; self?: string; allowWithoutMfa?: boolean };
+type RouteFn = Handler & { access?: Access; self?: string; allowWithoutMfa?: boolean; enterprise?: boolean };
 
 function routeFiles(dir: string): string[] {
   const out: string[] = [];
@@ -170,6 +170,15 @@ describe("the route table", () => {
     expect(sorted(actual)).toEqual(sorted(wanted));
     // Only user-level routes may skip the MFA policy; admin routes never.
     for (const k of actual) expect(ROUTES[k]?.access, k).toBe("user");
+  });
+
+  it("the licence gate (route option enterprise) is set exactly on the routes OPERATIONS marks enterprise", () => {
+    const actual = discovered.filter((d) => d.handler.enterprise === true).map((d) => d.key);
+    const wanted = OPERATIONS.filter((o) => o.enterprise).map(opKey);
+    expect(wanted.length).toBeGreaterThan(0);
+    expect(sorted(actual)).toEqual(sorted(wanted));
+    // A public route cannot be gated before the caller is known.
+    for (const o of OPERATIONS.filter((x) => x.enterprise)) expect(o.access, opKey(o)).not.toBe("public");
   });
 });
 

@@ -195,3 +195,9 @@ export async function query<R = Record<string, unknown>>(text: string, values: u
   return r.rows as R[];
 }
 
+export { testLicence, signPayload } from "./fixtures/licence";
+
+/** Store a licence key as is (null: none), bypassing the API's check, as a test set-up step. */
+export async function setLicence(key: string | null): Promise<void> {
+  await getPool().query("UPDATE settings SET license = $1 WHERE id = 1", [key]);
+}

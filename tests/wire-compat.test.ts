@@ -10,7 +10,7 @@ import { GET as settingsGet, PATCH as settingsPatch, PUT as settingsPut } from "
 import { PATCH as enterprisePatch, GET as enterpriseGet } from "@/app/api/v1/settings_enterprise/route";
 import { PUT as userPut } from "@/app/api/v1/user/[username]/route";
 import { GET as meGet } from "@/app/api/v1/me/route";
-import { call, createUser, query, signIn, type Jar } from "./helpers";
+import { call, createUser, query, setLicence, signIn, testLicence, type Jar } from "./helpers";
 import { mkGroup } from "./wireguard-fixtures";
 
 let admin: Jar;
@@ -29,7 +29,9 @@ const lastEvent = async () =>
 
 describe("settings", () => {
   it("defaults are defguard's: LDAP attributes and object classes, OpenID, enrollment, gateway notifications", async () => {
+    await setLicence(null); // the test databases start with a test licence (tests/setup/global.ts)
     const res = await call(settingsGet, { jar: admin });
+    await setLicence(testLicence());
     expect(res.json).toMatchObject({
       smtp_encryption: "StartTls",
       ldap_bind_username: "cn=admin,dc=example,dc=org",

@@ -10,6 +10,7 @@ import { GlobalSettings } from "./global-settings";
 import { GatewayNotificationsTab } from "./gateway-notifications-tab";
 import { LogStreamsTab } from "./log-streams-tab";
 import { EnterpriseTab } from "./enterprise-tab";
+import { LicenceCard } from "./licence-card";
 import { useEnterpriseSettings, useSettings } from "./queries";
 import { SmtpSettings } from "./smtp-settings";
 import { OpenidTab } from "@/components/extid/openid-tab";
@@ -62,13 +63,16 @@ export function SettingsPage() {
               {k === "openid" ? (
                 <OpenidTab />
               ) : k === "enterprise" ? (
-                enterprise.data ? (
-                  <EnterpriseTab settings={enterprise.data} />
-                ) : enterprise.isError ? (
-                  <InlineError message={t("loadFailed")} detail={enterprise.error.message} onRetry={() => enterprise.refetch()} retrying={enterprise.isFetching} />
-                ) : (
-                  <SettingsSkeleton />
-                )
+                <div className="flex flex-col gap-4">
+                  <LicenceCard />
+                  {enterprise.data ? (
+                    <EnterpriseTab settings={enterprise.data} />
+                  ) : enterprise.isError ? (
+                    <InlineError message={t("loadFailed")} detail={enterprise.error.message} onRetry={() => enterprise.refetch()} retrying={enterprise.isFetching} />
+                  ) : (
+                    <SettingsSkeleton />
+                  )}
+                </div>
               ) : !settings.data ? (
                 <SettingsSkeleton />
               ) : k === "smtp" ? (

@@ -67,7 +67,7 @@ export const NAV: readonly NavEntry[] = [
   { key: "acl", href: "/acl", icon: ShieldCheck, adminOnly: true, ready: true, placement: "main", module: "wireguard_enabled" },
   { key: "openid", href: "/openid", icon: Boxes, adminOnly: true, ready: true, placement: "main", module: "openid_enabled" },
   { key: "webhooks", href: "/webhooks", icon: Webhook, adminOnly: true, ready: true, placement: "main", module: "webhooks_enabled" },
-  { key: "provisioners", href: "/provisioners", icon: FileKey, adminOnly: true, ready: false, placement: "main", module: "worker_enabled" },
+  { key: "provisioners", href: "/provisioners", icon: FileKey, adminOnly: true, ready: true, placement: "main", module: "worker_enabled" },
   { key: "enrollment", href: "/enrollment", icon: UserPlus, adminOnly: true, ready: true, placement: "main" },
   { key: "activity", href: "/activity", icon: Activity, adminOnly: false, ready: true, placement: "main" },
   { key: "reports", href: "/reports/stale-access", icon: ClipboardList, adminOnly: true, ready: true, placement: "main" },

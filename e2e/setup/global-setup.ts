@@ -10,6 +10,35 @@ import type { FullConfig } from "@playwright/test";
 import { ensureBuild, E2E_DIST_DIR } from "./build";
 import { makeTempDir, pidAlive, startServer } from "./server";
 import { BASE_URL_ENV, STATE_ENV, writeState } from "./state";
+import { testLicence } from "../../tests/fixtures/licence";
+
+/**
+ * Install an unlimited test licence through the API, as an admin would: the specs share one
+ * server and together go past the free tier (locations, users) while using ACL and log streams.
+ * e2e/licence.spec.ts replaces it to see the upgrade dialog, and puts it back.
+ */
+async function installTestLicence(baseURL: string, password: string): Promise<void> {
+  const signIn = await fetch(`${baseURL}/api/v1/auth`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ username: "admin", password }),
+  });
+  if (!signIn.ok) throw new Error(`e2e setup: admin sign-in failed (${signIn.status})`);
+  const jar = new Map<string, string>();
+  for (const c of signIn.headers.getSetCookie()) {
+    const [pair] = c.split(";");
+    const i = pair.indexOf("=");
+    jar.set(pair.slice(0, i), decodeURIComponent(pair.slice(i + 1)));
+  }
+  const cookie = [...jar].map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("; ");
+  const res = await fetch(`${baseURL}/api/v1/settings`, {
+    method: "PATCH",
+    headers: { "content-type": "application/json", cookie, "x-xsrf-token": jar.get("XSRF-TOKEN") ?? "" },
+    body: JSON.stringify({ license: testLicence({ customer: "e2e" }) }),
+  });
+  if (!res.ok) throw new Error(`e2e setup: installing the test licence failed (${res.status} ${await res.text()})`);
+  await fetch(`${baseURL}/api/v1/auth/logout`, { method: "POST", headers: { cookie, "x-xsrf-token": jar.get("XSRF-TOKEN") ?? "" } });
+}
 
 export default async function globalSetup(config: FullConfig): Promise<void> {
   const root = config.configFile ? dirname(config.configFile) : process.cwd();
@@ -36,6 +65,7 @@ export default async function globalSetup(config: FullConfig): Promise<void> {
       await server.stop();
       throw new Error(`no generated admin password in the server output (${server.logFile}):\n${server.log()}`);
     }
+    await installTestLicence(server.baseURL, server.adminPassword);
     const stateFile = join(tempDir, "state.json");
     writeState(stateFile, {
       baseURL: server.baseURL,

@@ -10,6 +10,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { E2E_DIST_DIR } from "./build";
+import { EXTRA_KEY_ENV, TEST_LICENCE_PUBLIC_KEY } from "../../tests/fixtures/licence";
 
 /** Ports other sessions on this machine use. */
 const RESERVED = (p: number) => p === 8000 || p === 8100 || (p >= 8300 && p <= 8399);
@@ -136,6 +137,8 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
     DATABASE_URL: undefined,
     DEFGUARD_EMBEDDED_DB_PORT: undefined,
     NODE_ENV: undefined,
+    // Trust the test licence key (tests/fixtures/licence.ts; docs/licence.md, "Testing").
+    [EXTRA_KEY_ENV]: TEST_LICENCE_PUBLIC_KEY,
     ...opts.env,
   };
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];

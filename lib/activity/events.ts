@@ -106,6 +106,9 @@ export const ACTIVITY_EVENTS = [
   "authentication_key_added",
   "authentication_key_removed",
   "authentication_key_renamed",
+  "yubikey_provisioning_started",
+  "yubikey_provisioning_failed",
+  "provisioning_worker_removed",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

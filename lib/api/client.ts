@@ -148,6 +148,21 @@ function askReauth(): Promise<boolean> {
   return reauthPending;
 }
 
+/** The 403 `code` of an enterprise feature while the free tier is exceeded without a licence. */
+export const LICENSE_REQUIRED_CODE = "license_required";
+
+/** Told of every 403 license_required (the upgrade dialog mounted with the app's providers). */
+export type LicenceRequiredHandler = (msg: string) => void;
+let licenceRequiredHandler: LicenceRequiredHandler | null = null;
+
+/** Register the handler for 403 license_required; returns a function that removes it. */
+export function setLicenceRequiredHandler(handler: LicenceRequiredHandler): () => void {
+  licenceRequiredHandler = handler;
+  return () => {
+    if (licenceRequiredHandler === handler) licenceRequiredHandler = null;
+  };
+}
+
 /**
  * Sends one request; resolves with the status and the null-stripped body of a 2xx answer.
  * A 403 reauth_required asks the user to confirm their identity and, once they have, sends
@@ -165,6 +180,7 @@ export async function apiRequest<T>(
     if (err instanceof ApiBadRequestError && err.status === 403 && err.code === REAUTH_REQUIRED_CODE && (await askReauth())) {
       return sendRequest<T>(method, path, body, opts);
     }
+    if (err instanceof ApiBadRequestError && err.status === 403 && err.code === LICENSE_REQUIRED_CODE) licenceRequiredHandler?.(err.message);
     throw err;
   }
 }

@@ -30,7 +30,7 @@ export interface AuthKeyInfo {
   key_type: AuthKeyType;
   key: string;
   user_id: number;
-  yubikey_serial: null;
-  yubikey_id: null;
-  yubikey_name: null;
+  yubikey_serial: string | null;
+  yubikey_id: number | null;
+  yubikey_name: string | null;
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { authenticationKeys, users } from "../db/schema";
+import { authenticationKeys, users, yubikeys } from "../db/schema";
 import { conflict, notFound } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { transaction } from "../events";
@@ -23,15 +23,17 @@ async function owner(tx: Tx, username: string) {
   return u;
 }
 
-const info = (r: typeof authenticationKeys.$inferSelect): AuthKeyInfo => ({
+type YubiKeyRow = { id: number; name: string; serial: string } | null;
+
+const info = (r: typeof authenticationKeys.$inferSelect, y: YubiKeyRow = null): AuthKeyInfo => ({
   id: r.id,
   name: r.name,
   key_type: r.keyType as AuthKeyType,
   key: r.key,
   user_id: r.userId,
-  yubikey_serial: null,
-  yubikey_id: null,
-  yubikey_name: null,
+  yubikey_serial: y?.serial ?? null,
+  yubikey_id: y?.id ?? null,
+  yubikey_name: y?.name ?? null,
 });
 
 /** The stored form of a key, or 400 {msg, field: "key"} when it does not parse. */
@@ -43,8 +45,13 @@ export function normaliseKey(type: AuthKeyType, key: string): string {
 export async function listAuthKeys(username: string): Promise<AuthKeyInfo[]> {
   const db = getDb();
   const u = await owner(db, username);
-  const rows = await db.select().from(authenticationKeys).where(eq(authenticationKeys.userId, u.id)).orderBy(asc(authenticationKeys.id));
-  return rows.map(info);
+  const rows = await db
+    .select({ k: authenticationKeys, y: { id: yubikeys.id, name: yubikeys.name, serial: yubikeys.serial } })
+    .from(authenticationKeys)
+    .leftJoin(yubikeys, eq(yubikeys.id, authenticationKeys.yubikeyId))
+    .where(eq(authenticationKeys.userId, u.id))
+    .orderBy(asc(authenticationKeys.id));
+  return rows.map((r) => info(r.k, r.y));
 }
 
 /** POST /user/{username}/auth_key {name, key, key_type}: 201 with the stored key; 409 when already added. */
@@ -116,4 +123,25 @@ export async function authorizedKeys(q: { username?: string; group?: string }): 
     sql`select k.key from authentication_keys k join users u on u.id = k.user_id where ${sql.join(conds, sql` and `)} order by u.username, k.id`,
   );
   return r.rows.map((row) => row.key).join("\n");
+}
+
+/**
+ * The keys a provisioning worker put on a YubiKey (lib/provisioning): the YubiKey (named
+ * "YubiKey <n>" by count, as defguard does), its SSH and GPG public keys checked like keys
+ * added by hand, in the caller's transaction. A key the user already has is linked to the
+ * YubiKey instead of added twice. Throws 400 {msg, field: "key"} when a key does not parse.
+ */
+export async function addYubiKeyKeys(tx: Tx, userId: number, k: { serial: string; ssh: string; gpg: string }) {
+  const ssh = normaliseKey("ssh", k.ssh);
+  const gpg = normaliseKey("gpg", k.gpg);
+  const [{ n }] = (await tx.execute<{ n: number }>(sql`select count(*)::int n from yubikeys where user_id = ${userId}`)).rows;
+  const name = `YubiKey ${n + 1}`;
+  const [y] = await tx.insert(yubikeys).values({ userId, name, serial: k.serial }).returning();
+  for (const [keyType, key] of [["ssh", ssh], ["gpg", gpg]] as const) {
+    await tx.execute(sql`
+      insert into authentication_keys (user_id, name, key_type, key, yubikey_id)
+      values (${userId}, ${`${name} ${TYPE_LABEL[keyType]}`}, ${keyType}, ${key}, ${y.id})
+      on conflict (user_id, key_type, md5(key)) do update set yubikey_id = excluded.yubikey_id`);
+  }
+  return { yubikeyId: y.id, name, ssh, gpg };
 }

@@ -14,6 +14,8 @@ export type DomainEvent =
   | { type: "user.deleted"; userId: number; username: string }
   | { type: "user.disabled"; userId: number; username: string }
   | { type: "user.enabled"; userId: number; username: string }
+  /** A worker provisioned a YubiKey: defguard's user_keys webhook body (HWKeyUserData). */
+  | { type: "user.keys"; userId: number; username: string; keys: { username: string; email: string; ssh_key: string; pgp_key: string; serial: string } }
   | { type: "group.changed"; groupId: number; name: string }
   | { type: "location.changed"; locationId: number }
   | { type: "location.deleted"; locationId: number }
@@ -73,6 +75,8 @@ async function notifyOtherProcesses(events: DomainEvent[], at: number) {
     size = 2;
   };
   for (const ev of events) {
+    // Its keys can exceed NOTIFY's 8000 bytes, and no other process acts on it (the webhook is queued in the transaction).
+    if (ev.type === "user.keys") continue;
     const e = { ...ev, at };
     const n = JSON.stringify(e).length + 1;
     if (size + n > NOTIFY_BATCH_BYTES) await flush();

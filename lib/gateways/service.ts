@@ -183,12 +183,17 @@ const isLoopbackHost = (host: string) => {
  * without TLS on an address other machines can reach, so the location's private key (sent in
  * Config) crosses the network in clear.
  */
+/** The gRPC address gateways and provisioning workers dial (public host, gRPC port, http or https). */
+export function grpcUrl(): string {
+  const tls = grpcTlsFiles() !== null;
+  return `${tls ? "https" : "http"}://${new URL(publicUrl()).hostname}:${grpcPort()}`;
+}
+
 function tokenAnswer(locationId: number, generation: number) {
   const tls = grpcTlsFiles() !== null;
-  const host = new URL(publicUrl()).hostname;
   return {
     token: gatewayToken(locationId, secret("gatewaySecret"), generation),
-    grpc_url: `${tls ? "https" : "http"}://${host}:${grpcPort()}`,
+    grpc_url: grpcUrl(),
     grpc_plaintext_exposed: !tls && !isLoopbackHost(grpcHost()),
   };
 }

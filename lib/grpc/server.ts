@@ -9,6 +9,7 @@ import { register, subscribe, type WireUpdate } from "../gateways/hub";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
 import { describeError } from "../log-errors";
+import { isWorkerToken, jobDone, nextJob, registerWorker, type JobStatusMessage, type WorkerCallResult } from "../provisioning/service";
 
 export { loadProtos };
 
@@ -233,6 +234,61 @@ function serverCredentials(): grpc.ServerCredentials {
 /** Whether the gRPC server speaks TLS (for start-up logs). */
 export const grpcTls = () => grpcTlsFiles() !== null;
 
+/** The address of a gRPC peer ("127.0.0.1:40000", "[2001:db8::1]:40000", with or without an "ipv4:"/"ipv6:" prefix). */
+function peerIp(peer: string): string | null {
+  const p = peer.replace(/^ipv[46]:/, "");
+  const m = /^\[([^\]]+)\]:\d+$/.exec(p) ?? /^([^:]+):\d+$/.exec(p);
+  return m ? m[1] : null;
+}
+
+const workerRefused: Refusal = { code: grpc.status.UNAUTHENTICATED, details: "invalid or missing worker token" };
+
+/** A worker call carries a worker JWT (GET /api/v1/worker/token); a gateway token is refused. */
+function workerAuthorised(kind: string, call: { metadata: grpc.Metadata; getPeer(): string }): boolean {
+  const raw = first(call.metadata, "authorization");
+  if (raw && isWorkerToken(raw.replace(/^Bearer\s+/i, ""))) return true;
+  console.warn(`[grpc] worker ${kind}: refused call from ${call.getPeer()}: invalid or missing worker token`);
+  return false;
+}
+
+function answer<T>(cb: grpc.sendUnaryData<unknown>, r: WorkerCallResult<T>, value: (v: T) => unknown) {
+  if (r.ok) return cb(null, value(r.value));
+  cb({ code: grpc.status[r.code], details: r.details });
+}
+
+const workerService: grpc.UntypedServiceImplementation = {
+  RegisterWorker(call: grpc.ServerUnaryCall<{ id: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    if (!workerAuthorised("RegisterWorker", call)) return cb(workerRefused);
+    registerWorker(call.request.id, peerIp(call.getPeer())).then(
+      (r) => answer(cb, r, () => ({})),
+      (err) => {
+        console.error("[grpc] RegisterWorker failed:", describeError(err));
+        cb(internal);
+      },
+    );
+  },
+  GetJob(call: grpc.ServerUnaryCall<{ id: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    if (!workerAuthorised("GetJob", call)) return cb(workerRefused);
+    nextJob(call.request.id, peerIp(call.getPeer())).then(
+      (r) => answer(cb, r, (job) => job),
+      (err) => {
+        console.error("[grpc] GetJob failed:", describeError(err));
+        cb(internal);
+      },
+    );
+  },
+  SetJobDone(call: grpc.ServerUnaryCall<JobStatusMessage, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    if (!workerAuthorised("SetJobDone", call)) return cb(workerRefused);
+    jobDone(call.request, peerIp(call.getPeer())).then(
+      () => cb(null, {}),
+      (err) => {
+        console.error("[grpc] SetJobDone failed:", describeError(err));
+        cb(internal);
+      },
+    );
+  },
+};
+
 export async function startGrpcServer(host: string, port: number): Promise<GrpcServerHandle> {
   const protos = loadProtos();
   const server = new grpc.Server({
@@ -242,6 +298,7 @@ export async function startGrpcServer(host: string, port: number): Promise<GrpcS
     "grpc.http2.min_ping_interval_without_data_ms": 5_000,
   });
   server.addService(protos.gateway.GatewayService.service, gatewayService);
+  server.addService(protos.worker.WorkerService.service, workerService);
   const bound = await new Promise<number>((res, rej) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${port}`, serverCredentials(), (err, p) => (err ? rej(err) : res(p))),
   );

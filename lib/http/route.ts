@@ -9,6 +9,7 @@ import { parseCookies } from "./cookies";
 import { isDatabaseUnavailable } from "../errors";
 import { describeError } from "../log-errors";
 import { zodMessage } from "../zod-message";
+import { requireEnterprise } from "../enterprise/service";
 
 /**
  * Who may call a route:
@@ -69,6 +70,13 @@ export interface RouteOptions<B extends ZodType | undefined, Q extends ZodType |
    * its text as `error`, the field the proxy's clients read.
    */
   proxyErrors?: boolean;
+  /**
+   * An enterprise feature: once the free tier's limits are exceeded without a valid licence the
+   * route answers 403 {msg, code: "license_required"} before anything runs (after the access
+   * checks). Must match the `enterprise` flag of the route's declaration in
+   * lib/openapi/operations.ts (tests/authz-matrix.test.ts checks both ways).
+   */
+  enterprise?: boolean;
 }
 
 type Infer<T> = T extends ZodType ? z.infer<T> : undefined;
@@ -77,6 +85,7 @@ export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) &
   access: Access;
   self?: string;
   allowWithoutMfa?: boolean;
+  enterprise?: boolean;
   /** The zod body schema, for tests that generate bodies from it. */
   bodySchema?: ZodType;
 };
@@ -241,6 +250,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
         }
         if (opts.fresh) requireFreshProof(caller.session);
       }
+      if (opts.enterprise) await requireEnterprise();
 
       let body: unknown = undefined;
       if (opts.body) {
@@ -295,6 +305,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
     access: opts.access,
     self: opts.self,
     allowWithoutMfa: opts.allowWithoutMfa,
+    enterprise: opts.enterprise,
     bodySchema: opts.body,
   });
 }

@@ -39,6 +39,7 @@ import { callbackSchema, providerSchema } from "../extid/schema";
 import { aclAliasSchema, aclCheckQuery, aclImpactQuery, aclRuleSchema, applyAliasesSchema, applyRulesSchema } from "../acl/schema";
 import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
 import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
+import { workerJobSchema } from "../provisioning/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -61,6 +62,12 @@ export interface Operation {
    * route's `allowWithoutMfa` option): the MFA setup steps and GET /me.
    */
   withoutMfa?: true;
+  /**
+   * An enterprise feature behind the licence gate: 403 {msg, code: "license_required"} once the
+   * free tier is exceeded without a valid licence (docs/licence.md). The route passes
+   * `enterprise: true` to route(); the matrix test checks the two agree.
+   */
+  enterprise?: true;
 }
 
 /**
@@ -86,11 +93,12 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/mail/test", tag: "settings", access: "admin", body: testMailSchema, summary: "Send a test e-mail through the configured SMTP server" },
   { method: "POST", path: "/mail/test_welcome", tag: "settings", access: "admin", body: welcomeTestSchema, summary: "Send the drafted enrolment welcome e-mail (Markdown) as a test" },
   { method: "GET", path: "/settings_enterprise", tag: "settings", access: "user", summary: "Enterprise settings: {admin_device_management, client_traffic_policy, only_client_activation}" },
-  { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
+  { method: "PATCH", path: "/settings_enterprise", tag: "settings", access: "admin", enterprise: true, body: enterpriseSettingsPatchSchema, summary: "Update some enterprise settings" },
   { method: "GET", path: "/ldap/test", tag: "settings", access: "admin", summary: "Test the LDAP settings: connect, bind and search reported separately (400 {msg} naming the failed step)" },
   { method: "GET", path: "/ldap/status", tag: "settings", access: "admin", summary: "LDAP state: configured, enabled, last sync time, result and error" },
   { method: "POST", path: "/ldap/sync", tag: "settings", access: "admin", summary: "Run the two-way LDAP sync now (enterprise): summary, or 400 {msg, kind}" },
-  { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence details: {license_info} (null without a licence key)" },
+  { method: "GET", path: "/enterprise_info", tag: "platform", access: "admin", summary: "Licence as defguard reports it: {license_info: {valid_until, subscription, expired, limits_exceeded, tier}}, null without a licence that verifies" },
+  { method: "GET", path: "/license", tag: "platform", access: "admin", summary: "The stored licence for the Settings page: {state (none, invalid, valid, grace, expired), error, enterprise, usage, limits, limits_exceeded, customer, tier, subscription, valid_until, grace_until, license_limits}" },
   { method: "GET", path: "/updates", tag: "platform", access: "admin", summary: "Available update, or null" },
   { method: "GET", path: "/outdated", tag: "platform", access: "admin", summary: "Components too old for this console: {gateways: [{version, hostname}], proxy}" },
   { method: "GET", path: "/openid/provider", tag: "openid", access: "admin", summary: "External OpenID provider: {provider, settings} (secrets only as *_set flags, sync status); 204 without body when none is set" },
@@ -110,9 +118,9 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/oauth/keys/rotate", tag: "openid", access: "admin", summary: "Rotate the OpenID signing keys (needs a fresh proof, else 403 reauth_required); old keys stay in the JWKS until their tokens expired" },
   { method: "DELETE", path: "/user/{username}/oauth_app/{client_id}", tag: "openid", access: "self-or-admin", summary: "Revoke a user's consent to an OpenID app, and the app's tokens for that user" },
   { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams: [{id, name, stream_type, config: {url, username, password, cert}, status: {last_success, backlog, last_error, last_error_at}}]" },
-  { method: "POST", path: "/activity_log_stream", tag: "activity", access: "admin", body: logStreamSchema, summary: "Add a Vector or Logstash HTTP stream (enterprise)", ok: { status: 201, description: "{}" } },
+  { method: "POST", path: "/activity_log_stream", tag: "activity", access: "admin", enterprise: true, body: logStreamSchema, summary: "Add a Vector or Logstash HTTP stream (enterprise)", ok: { status: 201, description: "{}" } },
   { method: "GET", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "One activity log stream" },
-  { method: "PUT", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", body: logStreamSchema, summary: "Edit an activity log stream (enterprise)" },
+  { method: "PUT", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", enterprise: true, body: logStreamSchema, summary: "Edit an activity log stream (enterprise)" },
   { method: "DELETE", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "Delete an activity log stream and its queued batches (enterprise)" },
   { method: "GET", path: "/webhook", tag: "webhooks", access: "admin", summary: "Webhooks: [{id, url, description, token, enabled, on_user_created, on_user_deleted, on_user_modified, on_hwkey_provision}]" },
   { method: "POST", path: "/webhook", tag: "webhooks", access: "admin", body: webhookSchema, summary: "Add a webhook", ok: { status: 201, description: "WebHook" } },
@@ -127,6 +135,11 @@ export const OPERATIONS: Operation[] = [
   { method: "DELETE", path: "/user/{username}/auth_key/{id}", tag: "authentication keys", access: "self-or-admin", summary: "Delete an SSH or GPG key" },
   { method: "POST", path: "/user/{username}/auth_key/{id}/rename", tag: "authentication keys", access: "self-or-admin", body: keyRenameSchema, summary: "Rename an SSH or GPG key {name}" },
   { method: "GET", path: "/ssh_authorized_keys", tag: "authentication keys", access: "public", query: authorizedKeysQuerySchema, summary: "authorized_keys text (text/plain, one key a line) for sshd's AuthorizedKeysCommand: the SSH keys of active users, filtered by ?username= and/or ?group= (members); empty without a filter or for unknown names" },
+  { method: "GET", path: "/worker", tag: "provisioning", access: "admin", enterprise: true, summary: "YubiKey provisioning workers: [{id, ip, connected}]" },
+  { method: "GET", path: "/worker/token", tag: "provisioning", access: "admin", enterprise: true, summary: "A worker token (JWT, DEFGUARD_YUBIBRIDGE_SECRET) and the gRPC address: {token, grpc_url}", ok: { status: 201, description: "{token, grpc_url}" } },
+  { method: "POST", path: "/worker/job", tag: "provisioning", access: "user", enterprise: true, body: workerJobSchema, summary: "Provision a YubiKey for a user on a worker (users: only for themselves): {id}", ok: { status: 201, description: "{id}" } },
+  { method: "GET", path: "/worker/{id}", tag: "provisioning", access: "user", enterprise: true, summary: "Status of job {id}: null while pending, {success, serial, error} when done, 404 {message} when it failed (owner or admin)" },
+  { method: "DELETE", path: "/worker/{id}", tag: "provisioning", access: "admin", enterprise: true, summary: "Forget worker {id} and its pending jobs" },
   { method: "GET", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", summary: "An admin's API tokens: [{id, name, created_at}]" },
   { method: "POST", path: "/user/{username}/api_token", tag: "api tokens", access: "admin", body: apiTokenCreateSchema, summary: "Make an API token for an admin: {token} (dg- and 32 letters or digits), shown only in this answer; use it as Authorization: Bearer <token>", ok: { status: 201, description: "{token}" } },
   { method: "DELETE", path: "/user/{username}/api_token/{id}", tag: "api tokens", access: "admin", summary: "Delete an API token (it stops working at once)" },
@@ -179,21 +192,21 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/group/{name}", tag: "groups", access: "admin", body: addMemberSchema, summary: "Add a member" },
   { method: "DELETE", path: "/group/{name}/user/{username}", tag: "groups", access: "admin", summary: "Remove a member" },
   { method: "POST", path: "/groups-assign", tag: "groups", access: "admin", body: groupsAssignSchema, summary: "Add users to groups" },
-  { method: "GET", path: "/acl/rule", tag: "acl", access: "admin", summary: "ACL rules (applied and pending), ApiAclRule[]" },
-  { method: "POST", path: "/acl/rule", tag: "acl", access: "admin", body: aclRuleSchema, summary: "Create an ACL rule (state new)", ok: { status: 201, description: "ApiAclRule" } },
-  { method: "GET", path: "/acl/rule/{id}", tag: "acl", access: "admin", summary: "One ACL rule" },
-  { method: "PUT", path: "/acl/rule/{id}", tag: "acl", access: "admin", body: aclRuleSchema, summary: "Edit an ACL rule; an applied rule gets a pending modified copy (answered)" },
-  { method: "DELETE", path: "/acl/rule/{id}", tag: "acl", access: "admin", summary: "Mark an applied ACL rule for deletion, or discard a pending one" },
-  { method: "PUT", path: "/acl/rule/apply", tag: "acl", access: "admin", body: applyRulesSchema, summary: "Deploy pending ACL rule changes" },
-  { method: "GET", path: "/acl/alias", tag: "acl", access: "admin", summary: "ACL aliases, ApiAclAlias[]" },
-  { method: "POST", path: "/acl/alias", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Create an ACL alias", ok: { status: 201, description: "ApiAclAlias" } },
-  { method: "GET", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "One ACL alias" },
-  { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
-  { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
-  { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
+  { method: "GET", path: "/acl/rule", tag: "acl", access: "admin", enterprise: true, summary: "ACL rules (applied and pending), ApiAclRule[]" },
+  { method: "POST", path: "/acl/rule", tag: "acl", access: "admin", enterprise: true, body: aclRuleSchema, summary: "Create an ACL rule (state new)", ok: { status: 201, description: "ApiAclRule" } },
+  { method: "GET", path: "/acl/rule/{id}", tag: "acl", access: "admin", enterprise: true, summary: "One ACL rule" },
+  { method: "PUT", path: "/acl/rule/{id}", tag: "acl", access: "admin", enterprise: true, body: aclRuleSchema, summary: "Edit an ACL rule; an applied rule gets a pending modified copy (answered)" },
+  { method: "DELETE", path: "/acl/rule/{id}", tag: "acl", access: "admin", enterprise: true, summary: "Mark an applied ACL rule for deletion, or discard a pending one" },
+  { method: "PUT", path: "/acl/rule/apply", tag: "acl", access: "admin", enterprise: true, body: applyRulesSchema, summary: "Deploy pending ACL rule changes" },
+  { method: "GET", path: "/acl/alias", tag: "acl", access: "admin", enterprise: true, summary: "ACL aliases, ApiAclAlias[]" },
+  { method: "POST", path: "/acl/alias", tag: "acl", access: "admin", enterprise: true, body: aclAliasSchema, summary: "Create an ACL alias", ok: { status: 201, description: "ApiAclAlias" } },
+  { method: "GET", path: "/acl/alias/{id}", tag: "acl", access: "admin", enterprise: true, summary: "One ACL alias" },
+  { method: "PUT", path: "/acl/alias/{id}", tag: "acl", access: "admin", enterprise: true, body: aclAliasSchema, summary: "Edit an ACL alias; an applied alias gets a pending modified copy listing the rules it changes" },
+  { method: "DELETE", path: "/acl/alias/{id}", tag: "acl", access: "admin", enterprise: true, summary: "Delete an unused ACL alias (409 while rules use it) or discard a pending change" },
+  { method: "PUT", path: "/acl/alias/apply", tag: "acl", access: "admin", enterprise: true, body: applyAliasesSchema, summary: "Deploy pending ACL alias changes" },
+  { method: "GET", path: "/acl/check", tag: "acl", access: "admin", enterprise: true, query: aclCheckQuery, summary: "Would a user's devices (or a device) reach destination:port in a location? {allowed, rule, reason, devices}, from the compiled firewall" },
+  { method: "GET", path: "/acl/impact", tag: "acl", access: "admin", enterprise: true, query: aclImpactQuery, summary: "Devices gaining and losing access per location if the given pending rules/aliases (default: all) were deployed" },
   { method: "GET", path: "/report/stale_access", tag: "reports", access: "admin", query: staleAccessQuery, summary: "Stale-access report: users and devices without sign-in or VPN handshake for ?days= (default 90), admins without MFA, API tokens unused that long, groups granting locations to nobody; ?format=csv answers one CSV table (text/csv download)" },
-  { method: "GET", path: "/acl/check", tag: "acl", access: "admin", query: aclCheckQuery, summary: "Would a user's devices (or a device) reach destination:port in a location? {allowed, rule, reason, devices}, from the compiled firewall" },
-  { method: "GET", path: "/acl/impact", tag: "acl", access: "admin", query: aclImpactQuery, summary: "Devices gaining and losing access per location if the given pending rules/aliases (default: all) were deployed" },
 
   { method: "GET", path: "/activity_log", tag: "activity", access: "user", query: activityQuerySchema, summary: "Activity log page (admins: all; users: own)" },
   { method: "GET", path: "/activity_log/filters", tag: "activity", access: "user", summary: "Distinct users, events, modules, locations for filters" },

@@ -32,9 +32,6 @@ export async function outdatedComponents() {
   return { gateways: outdated, proxy: null };
 }
 
-/** GET /enterprise_info: no licence key is loaded. */
-export function enterpriseInfo() {
-  return { license_info: null };
 }
 
 /** Any other /api/v1 path. */

@@ -93,3 +93,9 @@ export const enterpriseSettingsPatchSchema = z
   })
   .partial();
 export type EnterpriseSettingsPatch = z.infer<typeof enterpriseSettingsPatchSchema>;
+
+/** The licence form of Settings → Enterprise features: one key (checked by the server on save). */
+export const licenceFormSchema = z.object({
+  license: z.string(requiredOrType).trim().min(1, { error: V.required }).max(16_384, { error: V.tooLong }),
+});
+export type LicenceForm = z.infer<typeof licenceFormSchema>;

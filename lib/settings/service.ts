@@ -5,6 +5,8 @@ import { getDb, type Tx } from "../db";
 import { settings } from "../db/schema";
 import { encryptSecret } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
+import { badRequest } from "../errors";
+import { decodeLicence, LicenceError } from "../enterprise/licence";
 import type { SmtpEncryption } from "../mail/schema";
 import type { EnterpriseSettingsPatch, SettingsPatch } from "./schema";
 
@@ -174,6 +176,15 @@ const NULLABLE_TEXT: Partial<Record<keyof SettingsPatch, keyof typeof settings.$
 
 /** Apply the fields present; a secret given as "" keeps the stored one, null clears it. */
 export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind: "put" | "patch") {
+  if (p.license) {
+    // A key that does not verify is refused (defguard does the same); an expired one is kept.
+    try {
+      decodeLicence(p.license);
+    } catch (err) {
+      if (err instanceof LicenceError) throw badRequest(err.message, "license");
+      throw err;
+    }
+  }
   const set: Record<string, unknown> = {};
   for (const [field, column] of Object.entries(PLAIN)) {
     const v = p[field as keyof SettingsPatch];

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { call, createUser, query, signIn, type Jar } from "@/tests/helpers";
+import { call, createUser, query, setLicence, signIn, testLicence, type Jar } from "@/tests/helpers";
 import { startReceiver, type Receiver } from "@/tests/http-receiver";
 import { makeTestPki, type TestPki } from "@/tests/tls";
 import { deliverDue } from "@/lib/outbox/worker";
@@ -222,6 +222,7 @@ describe("/activity_log_stream", () => {
 
 describe("/activity_log_stream without an enterprise licence", () => {
   it("refuses to add or edit a stream with 403 {msg} once the free limits are exceeded, but deletes one", async () => {
+    await setLicence(null);
     await query("delete from activity_log_streams");
     await query("insert into activity_log_streams (name, stream_type, url) values ('kept', 'vector_http', 'https://203.0.113.9/')");
     const [{ id }] = await query<{ id: number }>("select id from activity_log_streams");
@@ -229,9 +230,12 @@ describe("/activity_log_stream without an enterprise licence", () => {
     const body = { name: "x", stream_type: "vector_http", stream_config: { url: "https://203.0.113.9/" } };
     const add = await call(addStream, { method: "POST", jar: admin, body });
     expect(add.status).toBe(403);
-    expect(add.json.msg).toMatch(/enterprise/);
+    expect(add.json).toMatchObject({ code: "license_required", msg: expect.stringMatching(/enterprise feature/) });
     expect((await call(putStream, { method: "PUT", jar: admin, params: { id: String(id) }, body })).status).toBe(403);
     expect((await call(delStream, { method: "DELETE", jar: admin, params: { id: String(id) } })).status).toBe(200);
     expect(await query("select 1 from activity_log_streams")).toHaveLength(0);
+    // With a licence again, adding works (the users are still there).
+    await setLicence(testLicence());
+    expect((await call(addStream, { method: "POST", jar: admin, body })).status).toBe(201);
   });
 });

@@ -22,14 +22,14 @@ import { GET as apiTokensGet, POST as apiTokenPost } from "@/app/api/v1/user/[us
 import { SSH_ED25519 } from "../fixtures/auth-keys";
 import * as unknownPath from "@/app/api/v1/[...path]/route";
 import { ACTIVITY_EVENTS } from "@/lib/activity/events";
-import { call, createUser, query, signIn, type Jar } from "../helpers";
+import { call, createUser, query, setLicence, signIn, testLicence, type Jar } from "../helpers";
 import { api, mkDevice, mkGroup, mkLocation, newKey } from "../wireguard-fixtures";
 import { alsoNull, checkShape, type Shape } from "./shape";
 import { USER_DETAILS } from "./fixtures/user";
 import { IP_CHECK, SPLIT_IP } from "./fixtures/network-device-ip";
 import { SETTINGS, SETTINGS_ENTERPRISE, SETTINGS_ESSENTIALS } from "./fixtures/settings";
 import { ACTIVITY_LOG_EVENT, ACTIVITY_LOG_PAGE, DEFGUARD_EVENTS } from "./fixtures/activity";
-import { API_TOKEN, AUTH_KEY, ENTERPRISE_INFO_NONE, ERROR, OUTDATED } from "./fixtures/stubs";
+import { API_TOKEN, AUTH_KEY, ENTERPRISE_INFO, ENTERPRISE_INFO_NONE, ERROR, OUTDATED } from "./fixtures/stubs";
 import { ACTIVITY_LOG_STREAM, WEBHOOK } from "./fixtures/webhooks";
 import { GET as webhooksGet, POST as webhookPost } from "@/app/api/v1/webhook/route";
 import { GET as webhookGet } from "@/app/api/v1/webhook/[id]/route";
@@ -48,6 +48,9 @@ const OUR_SETTINGS: Shape = {
 
 /** Events defguard has no name for; each keeps a name in the same style. */
 const OUR_EVENTS = [
+  "yubikey_provisioning_started",
+  "yubikey_provisioning_failed",
+  "provisioning_worker_removed",
   "user_enabled",
   "user_disabled",
   "mfa_enabled",
@@ -139,7 +142,7 @@ describe("Settings", () => {
     const patched = await call(settingsPatch, {
       method: "PATCH",
       jar: admin,
-      body: { smtp_password: "Secret-1", ldap_bind_password: "Secret-2", ldap_url: "ldaps://ldap.example.com", license: "key" },
+      body: { smtp_password: "Secret-1", ldap_bind_password: "Secret-2", ldap_url: "ldaps://ldap.example.com", license: testLicence() },
     });
     expect(patched.status, patched.text).toBe(200);
     expectShape(patched.json, { ...SETTINGS, ...OUR_SETTINGS });
@@ -222,10 +225,17 @@ describe("routes of features not built yet answer like an unused defguard", () =
     expect(res.text).toBe("null");
   });
 
-  it("GET /enterprise_info → {license_info: null}", async () => {
+  it("GET /enterprise_info → {license_info: {...}} with a licence, {license_info: null} without", async () => {
     const res = await call(enterpriseInfoGet, { jar: admin });
     expect(res.status).toBe(200);
-    expectShape(res.json, ENTERPRISE_INFO_NONE);
+    expectShape(res.json, ENTERPRISE_INFO);
+    await setLicence(null);
+    try {
+      const none = await call(enterpriseInfoGet, { jar: admin });
+      expectShape(none.json, ENTERPRISE_INFO_NONE);
+    } finally {
+      await setLicence(testLicence());
+    }
   });
 
   it("GET /openid/provider → 204, no body (what defguard sends when no provider is set)", async () => {

@@ -12,6 +12,7 @@ import pg from "pg";
 import type { TestProject } from "vitest/node";
 import { startEmbeddedPostgres, type EmbeddedDb } from "../../lib/db/embedded";
 import { runMigrations } from "../../lib/db/migrate";
+import { testLicence } from "../fixtures/licence";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -71,6 +72,10 @@ async function start(project: TestProject): Promise<void> {
     // The settings row as the first start leaves it (before bootstrap marks it initialised):
     // services may rely on it. tests/auth.test.ts covers a database without it.
     await tpl.query("INSERT INTO settings (id) VALUES (1) ON CONFLICT DO NOTHING");
+    // An unlimited test licence (tests/fixtures/licence.ts), trusted through the extra key that
+    // tests/setup/per-file.ts sets: suites may go past the free tier and use enterprise routes.
+    // Licence and gate tests clear or replace it (tests/helpers.ts setLicence).
+    await tpl.query("UPDATE settings SET license = $1 WHERE id = 1", [testLicence({ customer: "vitest" })]);
   } finally {
     await tpl.end();
   }

@@ -4,4 +4,4 @@ import { patchEnterpriseSettings, readEnterpriseSettings } from "@/lib/settings/
 
 export const GET = route({ access: "user" }, async () => readEnterpriseSettings());
 
-export const PATCH = route({ access: "admin", body: enterpriseSettingsPatchSchema }, async (ctx) => patchEnterpriseSettings(actorOf(ctx), ctx.body));
+export const PATCH = route({ access: "admin", enterprise: true, body: enterpriseSettingsPatchSchema }, async (ctx) => patchEnterpriseSettings(actorOf(ctx), ctx.body));

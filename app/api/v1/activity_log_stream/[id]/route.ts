@@ -4,7 +4,7 @@ import { deleteLogStream, getLogStream, updateLogStream } from "@/lib/webhooks/s
 
 export const GET = route({ access: "admin" }, async ({ params }) => getLogStream(params.id));
 
-export const PUT = route({ access: "admin", body: logStreamSchema }, async (ctx) => {
+export const PUT = route({ access: "admin", enterprise: true, body: logStreamSchema }, async (ctx) => {
   await updateLogStream(actorOf(ctx), ctx.params.id, ctx.body);
   return json({});
 });
