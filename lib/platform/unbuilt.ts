@@ -32,8 +32,6 @@ export async function outdatedComponents() {
   return { gateways: outdated, proxy: null };
 }
 
-}
-
 /** Any other /api/v1 path. */
 export function unknownPathMessage(pathname: string): string {
   return `no such API endpoint: ${pathname}`;
