@@ -335,7 +335,7 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
           "alias",
           t("filters.anyAlias"),
           byAlias === null ? null : String(byAlias),
-          ctx.aliases.filter((a) => a.parent_id === null).map((a) => ({ value: String(a.id), label: a.name })),
+          ctx.aliases.filter((a) => !a.parent_id).map((a) => ({ value: String(a.id), label: a.name })),
           (v) => setByAlias(v === null ? null : Number(v)),
         )}
         {filterSelect(

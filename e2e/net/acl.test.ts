@@ -16,7 +16,8 @@
  * The three server address pairs keep rules apart: .130/::2 for the group rule (and the
  * expiring rule), .131/::3 for an IPv4-only rule, .132/::4 for an IPv6-only rule.
  *
- * A probe is one new TCP connection from a client namespace (bash /dev/tcp under `timeout`)
+ * A probe is one new TCP connection from a client namespace (bash /dev/tcp under `timeout`,
+ * 3 s: a loaded machine can take a second to start bash; the latency loops use shorter ones)
  * that must read the listener's letter. Established connections are not what is measured: the
  * agent's table accepts established/related traffic, so a cut applies to new connections.
  * The expiry job runs every second here (DEFGUARD_ACL_EXPIRY_INTERVAL=1).
@@ -110,7 +111,7 @@ async function joinDevice(user: string, ns: string, ifname: string): Promise<Cli
 }
 
 /** One new TCP connection from the client's namespace; true when the listener's letter came back. */
-async function connects(c: Client, dest: string, port: number, timeoutS = 1): Promise<boolean> {
+async function connects(c: Client, dest: string, port: number, timeoutS = 3): Promise<boolean> {
   const want = port === PORT_A ? "A" : "B";
   const r = await nsExec(c.ns, "timeout", [String(timeoutS), "bash", "-c", `exec 3<>/dev/tcp/${dest}/${port} && head -c 1 <&3`], { timeoutMs: (timeoutS + 5) * 1000 });
   return r.code === 0 && r.stdout === want;
@@ -136,7 +137,7 @@ async function explain(e: Expect): Promise<{ allowed: boolean; rule: { id: numbe
  * milliseconds; probes of one round run together), then check that the explainer agrees with
  * each observed outcome.
  */
-async function expectReach(what: string, list: Expect[], timeoutMs = 10_000): Promise<void> {
+async function expectReach(what: string, list: Expect[], timeoutMs = 20_000): Promise<void> {
   let last: boolean[] = [];
   const t0 = performance.now();
   for (;;) {
