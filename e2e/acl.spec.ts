@@ -121,6 +121,25 @@ test("alias, rule with pickers, pending → deploy with impact → applied, edit
   await expect(pendingRow).toHaveCount(0);
   await expect(page.getByTestId("rules-deploy")).toBeDisabled();
 
+  // 5b. Filters (kept in the address): state, alias, location narrow the list; clearing restores it.
+  const filterBy = async (param: string, option: string) => {
+    await page.getByTestId(`rules-filter-${param}`).click();
+    await page.getByRole("option", { name: option, exact: true }).click();
+  };
+  await filterBy("state", message("en", "acl.state.expired"));
+  await expect(deployedRow).toHaveCount(0);
+  await expect(page).toHaveURL(/[?&]state=expired/);
+  await filterBy("state", message("en", "acl.state.applied"));
+  await expect(deployedRow).toBeVisible();
+  await filterBy("alias", aliasName);
+  await filterBy("location", locationName);
+  await expect(deployedRow).toBeVisible();
+  await page.reload();
+  await expect(deployedRow).toBeVisible();
+  await expect(page.getByTestId("rules-filter-state")).toContainText(message("en", "acl.state.applied"));
+  await page.getByTestId("rules-filters-clear").click();
+  await expect(page).not.toHaveURL(/[?&](state|alias|location)=/);
+
   // 6. Edit the deployed rule: a pending "modified" change appears, the deployed rule stays.
   await page.getByTestId(`rule-actions-${ruleName}`).click();
   await page.getByTestId("rule-action-edit").click();
@@ -171,10 +190,13 @@ test("alias, rule with pickers, pending → deploy with impact → applied, edit
   const result = check.getByTestId("check-result");
   await expect(result).toHaveAttribute("data-allowed", "true");
   await expect(result.getByTestId("check-rule")).toHaveText(ruleName);
-  await expect(result.getByTestId("check-reason")).not.toBeEmpty();
+  // The reason in the console's language, from the answer's reason_code.
+  await expect(result.getByTestId("check-reason")).toHaveAttribute("data-reason", "rule_allow");
+  await expect(result.getByTestId("check-reason")).toContainText(ruleName);
   await check.getByTestId("check-port").fill("22");
   await check.getByTestId("check-submit").click();
   await expect(result).toHaveAttribute("data-allowed", "false");
+  await expect(result.getByTestId("check-reason")).toHaveAttribute("data-reason", /^(rule_deny|default_deny)$/);
   await expect(result.getByTestId("check-reason")).not.toBeEmpty();
 
   await api.dispose();

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildFirewall, firewallTableName, mergeIntervals, nftComment, portElements, type WireFirewallConfig } from "./firewall";
 
 const forwardRules = (script: string) => {
@@ -42,13 +43,14 @@ describe("buildFirewall", () => {
     };
     const { script } = buildFirewall("wg0", cfg);
     expect(forwardRules(script).slice(2)).toEqual([
-      'meta nfproto ipv4 ip saddr @r1_src ip daddr @r1_dst tcp dport { 443, 8000-8080 } accept comment "web"',
-      'meta nfproto ipv4 ip saddr @r1_src ip daddr @r1_dst udp dport { 443, 8000-8080 } accept comment "web"',
-      'meta nfproto ipv4 ip saddr @r1_src ip daddr @r1_dst meta l4proto icmp accept comment "web"',
-      "meta nfproto ipv4 ip daddr @r2_dst drop",
+      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 tcp dport @r1_ports accept comment "web"',
+      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 udp dport @r1_ports accept comment "web"',
+      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 meta l4proto icmp accept comment "web"',
+      "meta nfproto ipv4 ip daddr 192.0.2.10 drop",
     ]);
-    expect(script).toContain("set r1_src {\n\t\ttype ipv4_addr\n\t\tflags interval\n\t\telements = { 203.0.113.2 }\n\t}");
-    expect(script).toContain("elements = { 192.0.2.0-192.0.2.255 }");
+    // One interval is written inline; a longer list is a named set.
+    expect(script).toContain("set r1_ports {\n\t\ttype inet_service\n\t\tflags interval\n\t\telements = { 443, 8000-8080 }\n\t}");
+    expect(script).not.toContain("set r1_src");
   });
 
   it("ports without protocols mean TCP and UDP; protocols without ports match the protocol", () => {
@@ -69,11 +71,19 @@ describe("buildFirewall", () => {
 
   it("IPv6 rules use ip6 and ipv6 sets; ICMP becomes ipv6-icmp", () => {
     const { script } = buildFirewall("wg0", {
-      rules: [{ source_addrs: [{ address: "ip_range", ip_range: { start: "2001:db8::10", end: "2001:db8::1" } }], protocols: ["ICMP"], verdict: "ALLOW", ip_version: "IPV6" }],
+      rules: [
+        {
+          source_addrs: [{ address: "ip_range", ip_range: { start: "2001:db8::10", end: "2001:db8::1" } }, { ip: "2001:db8::20" }],
+          destination_addrs: [{ ip_subnet: "2001:db8:5::/64" }],
+          protocols: ["ICMP"],
+          verdict: "ALLOW",
+          ip_version: "IPV6",
+        },
+      ],
     });
     expect(script).toContain("type ipv6_addr");
-    expect(script).toContain("elements = { 2001:db8::1-2001:db8::10 }");
-    expect(forwardRules(script)[2]).toBe("meta nfproto ipv6 ip6 saddr @r1_src meta l4proto ipv6-icmp accept");
+    expect(script).toContain("elements = { 2001:db8::1-2001:db8::10, 2001:db8::20 }");
+    expect(forwardRules(script)[2]).toBe("meta nfproto ipv6 ip6 saddr @r1_src ip6 daddr 2001:db8:5::/64 meta l4proto ipv6-icmp accept");
   });
 
   it("merges overlapping addresses and ports so nft never sees conflicting intervals", () => {
@@ -117,7 +127,7 @@ describe("buildFirewall", () => {
       ],
     });
     expect(script).toContain("type nat hook postrouting priority srcnat; policy accept;");
-    expect(script).toContain('meta nfproto ipv4 ip saddr @s1_src oifname != "wg-dgt" snat ip to 198.51.100.1 comment "egress"');
+    expect(script).toContain('meta nfproto ipv4 ip saddr 203.0.113.0/24 oifname != "wg-dgt" snat ip to 198.51.100.1 comment "egress"');
     expect(script).toContain('meta nfproto ipv6 iifname "wg-dgt" oifname != "wg-dgt" snat ip6 to 2001:db8::1');
   });
 
@@ -125,8 +135,7 @@ describe("buildFirewall", () => {
     const { script } = buildFirewall("wg0", {
       rules: [{ source_addrs: [{ ip: "203.0.113.7" }], destination_ports: [{ port_range: { start: 10, end: 12 } }], protocols: ["TCP"], verdict: "ALLOW" }],
     });
-    expect(script).toContain("elements = { 203.0.113.7 }");
-    expect(script).toContain("tcp dport 10-12 accept");
+    expect(script).toContain("ip saddr 203.0.113.7 tcp dport 10-12 accept");
   });
 });
 
@@ -144,5 +153,126 @@ describe("helpers", () => {
       { start: 20n, end: 21n },
     ]);
     expect(portElements([{ single_port: 70000 }, { port_range: { start: 9, end: 2 } }])).toEqual(["2-9"]);
+  });
+});
+
+/**
+ * The scripts in a real kernel: a network namespace of this test run and `nft -f -` in it, as
+ * the agent runs it. Root and nft only; skipped with a printed reason otherwise.
+ */
+const nftUnavailable = (() => {
+  if (process.platform !== "linux") return `not Linux (${process.platform})`;
+  if (typeof process.getuid === "function" && process.getuid() !== 0) return "not root (network namespaces need root)";
+  for (const c of ["ip", "nft"]) if (spawnSync("sh", ["-c", `command -v ${c}`], { stdio: "ignore" }).status !== 0) return `no ${c} command`;
+  return null;
+})();
+if (nftUnavailable) console.log(`[firewall] skipping the nft tests in a namespace: ${nftUnavailable}`);
+
+describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private network namespace)", () => {
+  const ns = `dgt-fwt-${process.pid}`;
+  const nft = (args: string[], input?: string) => spawnSync("ip", ["netns", "exec", ns, "nft", ...args], { input, encoding: "utf8" });
+  const apply = (script: string) => nft(["-f", "-"], script);
+  /** Tables, and for one table its chains' policies, rules and set elements, from `nft -j`. */
+  const ruleset = () => {
+    const r = nft(["-j", "list", "ruleset"]);
+    expect(r.status, r.stderr).toBe(0);
+    return (JSON.parse(r.stdout) as { nftables: Record<string, Record<string, unknown>>[] }).nftables;
+  };
+  const tables = () => ruleset().flatMap((o) => (o.table ? [`${o.table.family} ${o.table.name}`] : []));
+  const listTable = (name: string) => {
+    const r = nft(["list", "table", "inet", name]);
+    expect(r.status, r.stderr).toBe(0);
+    return r.stdout;
+  };
+
+  const v4v6: WireFirewallConfig = {
+    default_policy: "DENY",
+    rules: [
+      {
+        id: 1,
+        source_addrs: [{ address: "ip", ip: "203.0.113.2" }, { address: "ip_range", ip_range: { start: "203.0.113.10", end: "203.0.113.20" } }],
+        destination_addrs: [{ address: "ip_subnet", ip_subnet: "198.51.100.0/26" }, { ip: "198.51.100.200" }],
+        destination_ports: [{ port: "single_port", single_port: 8080 }, { port: "port_range", port_range: { start: 9000, end: 9100 } }],
+        protocols: ["TCP", "ICMP"],
+        verdict: "ALLOW",
+        comment: "ACL 1 - web ALLOW",
+        ip_version: "IPV4",
+      },
+      {
+        id: 1,
+        source_addrs: [{ address: "ip_subnet", ip_subnet: "2001:db8:7::/120" }, { address: "ip", ip: "2001:db8:7::1:2" }],
+        destination_addrs: [{ address: "ip_range", ip_range: { start: "2001:db8:5::2", end: "2001:db8:5::ff" } }],
+        destination_ports: [{ port: "single_port", single_port: 8080 }],
+        protocols: ["TCP", "UDP", "ICMP"],
+        verdict: "ALLOW",
+        comment: "ACL 1 - web ALLOW",
+        ip_version: "IPV6",
+      },
+      { id: 1, destination_addrs: [{ ip: "198.51.100.200" }, { address: "ip_subnet", ip_subnet: "198.51.100.0/26" }], verdict: "DENY", comment: "ACL 1 - web DENY", ip_version: "IPV4" },
+      { id: 1, destination_addrs: [{ address: "ip_subnet", ip_subnet: "2001:db8:5::/64" }], verdict: "DENY", comment: "ACL 1 - web DENY", ip_version: "IPV6" },
+    ],
+  };
+
+  beforeAll(() => {
+    const r = spawnSync("ip", ["netns", "add", ns], { encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+  });
+  afterAll(() => {
+    spawnSync("ip", ["netns", "del", ns]);
+    expect(spawnSync("ip", ["netns", "list"], { encoding: "utf8" }).stdout).not.toContain(ns);
+  });
+
+  it("IPv4 and IPv6 rules load: one inet table for the interface, drop policy, established/related first, both families' sets", () => {
+    const { script, skipped } = buildFirewall("wg-a", v4v6);
+    expect(skipped).toEqual([]);
+    const r = apply(script);
+    expect(r.status, r.stderr).toBe(0);
+    expect(tables()).toEqual(["inet defguard_wg_a"]);
+    const listing = listTable("defguard_wg_a");
+    const text = listing.replace(/\s+/g, " "); // nft wraps long element lists
+    expect(text).toContain('type filter hook forward priority filter; policy drop; iifname != "wg-a" accept ct state established,related accept ');
+    expect(text).toContain("set r1_src { type ipv4_addr flags interval elements = { 203.0.113.2, 203.0.113.10-203.0.113.20 } }");
+    expect(text).toContain("set r1_dst { type ipv4_addr flags interval elements = { 198.51.100.0/26, 198.51.100.200 } }");
+    expect(text).toContain("set r1_ports { type inet_service flags interval elements = { 8080, 9000-9100 } }");
+    expect(text).toContain("set r2_src { type ipv6_addr flags interval elements = { 2001:db8:7::/120, 2001:db8:7::1:2 } }");
+    expect(text).not.toContain("set r3_dst"); // the DENY half uses the ALLOW half's set
+    // The kernel's rules, in order (nft leaves out the nfproto match that ip/ip6 imply).
+    const kernelRules = listing.split("\n").map((l) => l.trim()).filter((l) => / (accept|drop)( comment ".*")?$/.test(l));
+    expect(kernelRules.slice(2)).toEqual([
+      'ip saddr @r1_src ip daddr @r1_dst tcp dport @r1_ports accept comment "ACL 1 - web ALLOW"',
+      'ip saddr @r1_src ip daddr @r1_dst meta l4proto icmp accept comment "ACL 1 - web ALLOW"',
+      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff tcp dport 8080 accept comment "ACL 1 - web ALLOW"',
+      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff udp dport 8080 accept comment "ACL 1 - web ALLOW"',
+      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff meta l4proto ipv6-icmp accept comment "ACL 1 - web ALLOW"',
+      'ip daddr @r1_dst drop comment "ACL 1 - web DENY"',
+      'ip6 daddr 2001:db8:5::/64 drop comment "ACL 1 - web DENY"',
+    ]);
+  });
+
+  it("a replacement swaps the whole table at once; another interface's table is untouched", () => {
+    expect(apply(buildFirewall("wg-b", { default_policy: "ALLOW", rules: [] }).script).status).toBe(0);
+    const next = buildFirewall("wg-a", { default_policy: "ALLOW", rules: [{ id: 9, destination_addrs: [{ ip: "2001:db8:5::9" }], verdict: "DENY", ip_version: "IPV6" }] });
+    const r = apply(next.script);
+    expect(r.status, r.stderr).toBe(0);
+    expect(tables().sort()).toEqual(["inet defguard_wg_a", "inet defguard_wg_b"]);
+    const text = listTable("defguard_wg_a");
+    expect(text).toContain("policy accept;");
+    expect(text).not.toContain("r2_src"); // nothing of the previous table is left
+    expect(text).not.toContain("set ");
+    expect(text).toContain("ip6 daddr 2001:db8:5::9 drop");
+    expect(listTable("defguard_wg_b")).toContain("policy accept;");
+  });
+
+  it("a script that fails part-way changes nothing: the last good table stays", () => {
+    const before = listTable("defguard_wg_a");
+    const good = buildFirewall("wg-a", v4v6).script;
+    // A valid start (the table deleted and recreated, sets, the chain) and an error in the last rule.
+    const broken = good.replace(/\n\t}\n}\n$/, "\n\t\tip saddr @no_such_set accept\n\t}\n}\n");
+    expect(broken).not.toBe(good);
+    const r = apply(broken);
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("no_such_set");
+    expect(listTable("defguard_wg_a")).toBe(before);
+    expect(tables().sort()).toEqual(["inet defguard_wg_a", "inet defguard_wg_b"]);
   });
 });

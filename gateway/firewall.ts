@@ -11,8 +11,9 @@
  *       the rules in the order received      one nft rule per protocol; ports without
  *                                            protocols = TCP and UDP; ICMP ignores ports
  *   - chain postrouting (nat hook): one `snat` per SNAT binding.
- * Addresses go into named interval sets (one per rule side); overlapping entries are merged
- * here, so nft never sees conflicting intervals. A rule whose address list names only the
+ * Addresses and ports are merged here (nft never sees conflicting intervals); a list of one
+ * interval is written inline, longer lists go into named interval sets shared by every rule
+ * that uses the same list. A rule whose address list names only the
  * other IP family (or nothing valid) matches nothing and is left out, never widened to "any".
  */
 import { formatIp, lastAddress, networkAddress, parseCidrOrIp, parseIp, type IpVersion as Family } from "../lib/net/ip";
@@ -108,9 +109,16 @@ export function addressInterval(a: WireIpAddress, family: Family): Interval | nu
   return null;
 }
 
+/** "a", "a/len" when the interval is exactly one network, else "a-b". */
 function intervalText(i: Interval, family: Family): string {
   const a = formatIp(i.start, family);
-  return i.start === i.end ? a : `${a}-${formatIp(i.end, family)}`;
+  if (i.start === i.end) return a;
+  const size = i.end - i.start + 1n;
+  if ((size & (size - 1n)) === 0n && i.start % size === 0n) {
+    const bits = size.toString(2).length - 1;
+    return `${a}/${(family === 4 ? 32 : 128) - bits}`;
+  }
+  return `${a}-${formatIp(i.end, family)}`;
 }
 
 /** Port entries → merged "22" / "80-90" elements; invalid ones dropped. */
@@ -146,17 +154,38 @@ const quote = (s: string) => `"${s.replace(/["\\]/g, "")}"`;
 
 interface SetDef {
   name: string;
-  family: Family;
+  type: "ipv4_addr" | "ipv6_addr" | "inet_service";
   elements: string[];
 }
 
+/**
+ * Named sets of one script, shared: a list that another rule already uses is referenced, not
+ * declared again (an ACL rule's ALLOW and DENY halves name the same destinations; many rules
+ * the same ports). Each set is a kernel object, and loading thousands of them is most of the
+ * cost of `nft -f` (bench: acl), so a list of one interval is written inline instead.
+ */
+class SetPool {
+  readonly sets: SetDef[] = [];
+  private byContent = new Map<string, string>();
+
+  /** `elements` as a rule operand: the element itself, or a reference to a named set. */
+  operand(type: SetDef["type"], elements: string[], name: string): string {
+    if (elements.length === 1) return elements[0];
+    const key = `${type} ${elements.join(",")}`;
+    const known = this.byContent.get(key);
+    if (known) return `@${known}`;
+    this.byContent.set(key, name);
+    this.sets.push({ name, type, elements });
+    return `@${name}`;
+  }
+}
+
 /** null: the list was given but holds nothing of this family (the rule can never match). */
-function addressSet(list: WireIpAddress[] | null | undefined, family: Family, name: string, sets: SetDef[]): string | null | undefined {
+function addressSet(list: WireIpAddress[] | null | undefined, family: Family, name: string, pool: SetPool): string | null | undefined {
   if (!list || list.length === 0) return undefined; // any
   const merged = mergeIntervals(list.map((a) => addressInterval(a, family)).filter((i): i is Interval => i !== null));
   if (!merged.length) return null;
-  sets.push({ name, family, elements: merged.map((i) => intervalText(i, family)) });
-  return `@${name}`;
+  return pool.operand(family === 4 ? "ipv4_addr" : "ipv6_addr", merged.map((i) => intervalText(i, family)), name);
 }
 
 export interface BuildResult {
@@ -169,7 +198,7 @@ export interface BuildResult {
 export function buildFirewall(ifname: string, cfg: WireFirewallConfig): BuildResult {
   const table = firewallTableName(ifname);
   const iface = quote(ifname);
-  const sets: SetDef[] = [];
+  const pool = new SetPool();
   const forward: string[] = [];
   const nat: string[] = [];
   const skipped: string[] = [];
@@ -179,8 +208,8 @@ export function buildFirewall(ifname: string, cfg: WireFirewallConfig): BuildRes
     const family = familyOf(r.ip_version);
     const ipKw = family === 4 ? "ip" : "ip6";
     const label = `rule ${r.id ?? n}${r.comment ? ` (${nftComment(r.comment)})` : ""}`;
-    const src = addressSet(r.source_addrs, family, `r${n}_src`, sets);
-    const dst = addressSet(r.destination_addrs, family, `r${n}_dst`, sets);
+    const src = addressSet(r.source_addrs, family, `r${n}_src`, pool);
+    const dst = addressSet(r.destination_addrs, family, `r${n}_dst`, pool);
     if (src === null || dst === null) {
       skipped.push(`${label}: no ${family === 4 ? "IPv4" : "IPv6"} ${src === null ? "source" : "destination"} address`);
       return;
@@ -200,7 +229,7 @@ export function buildFirewall(ifname: string, cfg: WireFirewallConfig): BuildRes
     if (dst) base.push(`${ipKw} daddr ${dst}`);
     const verdict = verdictOf(r.verdict);
     const comment = r.comment ? ` comment ${quote(nftComment(r.comment))}` : "";
-    const portSet = ports.length === 1 ? ports[0] : `{ ${ports.join(", ")} }`;
+    const portSet = ports.length ? pool.operand("inet_service", ports, `r${n}_ports`) : "";
     if (protos.length === 0 && ports.length > 0) protos = ["tcp", "udp"];
     if (protos.length === 0) {
       forward.push(`${base.join(" ")} ${verdict}${comment}`);
@@ -224,7 +253,7 @@ export function buildFirewall(ifname: string, cfg: WireFirewallConfig): BuildRes
       return;
     }
     const ipKw = pub.version === 4 ? "ip" : "ip6";
-    const src = addressSet(b.source_addrs, pub.version, `s${n}_src`, sets);
+    const src = addressSet(b.source_addrs, pub.version, `s${n}_src`, pool);
     if (src === null) {
       skipped.push(`${label}: no source address of the public IP's family`);
       return;
@@ -239,8 +268,8 @@ export function buildFirewall(ifname: string, cfg: WireFirewallConfig): BuildRes
   const lines: string[] = [];
   // Create-if-missing then delete: the replacement is one atomic transaction either way.
   lines.push(`table ${NFT_FAMILY} ${table}`, `delete table ${NFT_FAMILY} ${table}`, `table ${NFT_FAMILY} ${table} {`);
-  for (const s of sets) {
-    lines.push(`\tset ${s.name} {`, `\t\ttype ${s.family === 4 ? "ipv4_addr" : "ipv6_addr"}`, `\t\tflags interval`);
+  for (const s of pool.sets) {
+    lines.push(`\tset ${s.name} {`, `\t\ttype ${s.type}`, `\t\tflags interval`);
     lines.push(`\t\telements = { ${s.elements.join(", ")} }`, `\t}`);
   }
   lines.push(`\tchain forward {`, `\t\ttype filter hook forward priority filter; policy ${isDeny(cfg.default_policy) ? "drop" : "accept"};`);

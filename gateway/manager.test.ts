@@ -130,6 +130,29 @@ describe("InterfaceManager", () => {
     expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)", "nft delete table inet defguard_wg_t"]);
   });
 
+  it("firewall: a failed apply is logged, keeps the last good table, does not fail the update, and is retried", async () => {
+    const { nftApply } = await import("./wg");
+    const logs: string[] = [];
+    manager = new InterfaceManager(cfg, device, (level, msg) => void logs.push(`${level}: ${msg}`));
+    await manager.applyConfiguration(conf([], { firewall_config: FW }));
+    const bad = { ...FW, default_policy: "ALLOW" };
+    vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft -f - failed (1): Error: Could not process rule"));
+    await expect(manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: bad })).resolves.toBeUndefined();
+    expect(manager.counters.firewallFailures).toBe(1);
+    expect(logs.filter((l) => l.startsWith("error"))).toEqual([
+      "error: firewall update failed, the last good table stays in force (table inet defguard_wg_t): nft -f - failed (1): Error: Could not process rule",
+    ]);
+    calls.length = 0;
+    // The same config again is tried again (it was never applied); the good one would not be re-sent.
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: bad });
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)"]);
+    // A failure before any table existed says so.
+    const first = new InterfaceManager(cfg, new Device(), (level, msg) => void logs.push(`${level}: ${msg}`));
+    vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft: not found"));
+    await first.applyConfiguration(conf([], { firewall_config: FW }));
+    expect(logs.at(-1)).toContain("firewall update failed, no table was applied before");
+  });
+
   it("shutdown by default leaves the interface and its firewall table running for the next agent", async () => {
     await manager.applyConfiguration(conf([2], { firewall_config: FW }));
     calls.length = 0;

@@ -10,6 +10,8 @@
  *   step with applyOps); a peer already in the wanted state costs nothing.
  * - A failed command: the model is re-read from the interface and the error is passed on, so
  *   the connection loop can resynchronise with a fresh Config.
+ * - A failed firewall apply is logged and not passed on: `nft -f` is atomic, so the previous
+ *   table keeps filtering, and a resynchronisation would fail the same way.
  */
 import type { GatewayConfig } from "./config";
 import { buildFirewall, firewallTableName, NFT_FAMILY, type WireFirewallConfig } from "./firewall";
@@ -47,7 +49,7 @@ export class InterfaceManager {
   private queue: Promise<unknown> = Promise.resolve();
   private createdHere = false;
   /** Counters for tests and logs. */
-  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0 };
+  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0 };
 
   constructor(
     private readonly cfg: GatewayConfig,
@@ -217,7 +219,17 @@ export class InterfaceManager {
     const { script, skipped } = buildFirewall(this.wg.ifname, fw);
     for (const s of skipped) this.log("warn", `firewall: left out ${s}`);
     if (script === this.firewall) return;
-    await nftApply(script);
+    try {
+      await nftApply(script);
+    } catch (err) {
+      // `nft -f` is one transaction: on failure the kernel still has the previous table (or
+      // none). Keep it, say so, and stay connected: a resynchronisation would only fail the
+      // same way. The next firewall update or configuration tries again.
+      this.counters.firewallFailures++;
+      const kept = this.firewall === null || this.firewall === "none" ? "no table was applied before" : "the last good table stays in force";
+      this.log("error", `firewall update failed, ${kept} (table ${NFT_FAMILY} ${table}): ${(err as Error).message}`);
+      return;
+    }
     this.firewall = script;
     this.log("info", `firewall applied: table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`);
   }

@@ -80,6 +80,14 @@ function positiveInt(name: string, fallback: number): number {
   return Number.isInteger(n) && n > 0 ? n : fallback;
 }
 
+/**
+ * Seconds between runs of the ACL expiry job (default 30): applied rules past their expiry
+ * become "expired" and leave the gateways' firewalls within one interval. Tests shorten it.
+ */
+export function aclExpiryInterval(): number {
+  return positiveInt("DEFGUARD_ACL_EXPIRY_INTERVAL", 30);
+}
+
 /** Live sessions one user may hold; signing in once more ends the oldest (default 10). */
 export function maxSessionsPerUser(): number {
   return positiveInt("DEFGUARD_MAX_SESSIONS_PER_USER", 10);

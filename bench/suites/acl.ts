@@ -4,9 +4,16 @@
  * each), 100 groups of 50 users, 100 aliases and 1,000 applied rules of mixed kinds (allow all
  * users minus some, groups minus users, user lists, network devices, component and destination
  * aliases). Reports compile time (p50/max over several runs), emitted firewall rules and set
- * elements. Target: < 500 ms. Nothing here asserts anything about time.
+ * elements; then what the gateway agent does with that result: the nft script it builds
+ * (gateway/firewall.ts) and `nft -f` applying it in a private network namespace (first load
+ * and whole-table replacements), and one rule change end to end on this machine (compile,
+ * script, `nft -f`; without the gRPC hop, which the network test measures). Targets: compile
+ * < 500 ms, apply < 1 s. The nft rows need root and nft and are skipped with a printed reason
+ * otherwise. Nothing here asserts anything about time.
  */
+import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
+import { buildFirewall } from "../../gateway/firewall";
 import { compileFirewall, type CompileAlias, type CompileDevice, type CompileInput, type CompileRule } from "../../lib/acl/compile";
 import { formatIp } from "../../lib/net/ip";
 import { max, ms, percentile } from "../lib/stats";
@@ -16,6 +23,36 @@ const USERS = Number(process.env.BENCH_ACL_USERS || 5000);
 const DEVICES = Number(process.env.BENCH_ACL_DEVICES || 10_000);
 const RULES = Number(process.env.BENCH_ACL_RULES || 1000);
 const RUNS = Number(process.env.BENCH_ACL_RUNS || 7);
+const APPLY_RUNS = Number(process.env.BENCH_ACL_APPLY_RUNS || 5);
+
+/** Why `nft -f` cannot be measured here, or null. */
+function nftUnavailable(): string | null {
+  if (process.platform !== "linux") return `not Linux (${process.platform})`;
+  if (typeof process.getuid === "function" && process.getuid() !== 0) return "not root (a network namespace and nft need root)";
+  for (const c of ["ip", "nft"]) if (spawnSync("sh", ["-c", `command -v ${c}`], { stdio: "ignore" }).status !== 0) return `no ${c} command`;
+  return null;
+}
+
+/**
+ * `nft -f -` in the namespace, as the agent runs it: wall time, and the CPU time nft used
+ * (user + system, from bash's `time`), which a loaded machine inflates far less than wall time.
+ */
+function nftApplyIn(ns: string, script: string): Promise<{ wall: number; cpu: number }> {
+  return new Promise((resolve, reject) => {
+    const t0 = performance.now();
+    const child = spawn("ip", ["netns", "exec", ns, "bash", "-c", "TIMEFORMAT='cpu %3U %3S'; time nft -f -"], { stdio: ["pipe", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => (err += d.toString()));
+    child.on("error", reject);
+    child.on("close", (code) => {
+      const wall = performance.now() - t0;
+      const m = /cpu (\d+\.\d+) (\d+\.\d+)\s*$/.exec(err);
+      if (code !== 0 || !m) return reject(new Error(`nft -f failed (${code}): ${err.trim().slice(0, 400)}`));
+      resolve({ wall, cpu: (Number(m[1]) + Number(m[2])) * 1000 });
+    });
+    child.stdin.end(script);
+  });
+}
 
 /** Deterministic pseudo-random numbers (mulberry32), so every run compiles the same input. */
 function rng(seed: number) {
@@ -29,7 +66,7 @@ function rng(seed: number) {
   };
 }
 
-function scenario(): CompileInput {
+export function scenario(): CompileInput {
   const r = rng(20261124);
   const pick = (n: number) => Math.floor(r() * n);
   const some = (n: number, k: number) => Array.from({ length: k }, () => 1 + pick(n));
@@ -93,12 +130,59 @@ const suite: Suite = {
       times.push(performance.now() - t0);
     }
     const allow = out.config.rules.filter((r) => r.verdict === "ALLOW").length;
+    // The agent's side: the nft script for the interface.
+    const scriptTimes: number[] = [];
+    let script = "";
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      script = buildFirewall("wg-bench", out.config).script;
+      scriptTimes.push(performance.now() - t0);
+    }
+    const nftRows: Row[] = [];
+    const why = nftUnavailable();
+    if (why) {
+      log(`[acl] nft apply rows skipped: ${why}`);
+      nftRows.push({ measure: "nft -f apply of that table", value: `skipped: ${why}`, target: "< 1000" });
+    } else {
+      const ns = `dgt-bench-acl-${process.pid}`;
+      const add = spawnSync("ip", ["netns", "add", ns], { encoding: "utf8" });
+      if (add.status !== 0) throw new Error(`ip netns add ${ns}: ${add.stderr}`);
+      try {
+        log(`[acl] applying the ${(script.length / 1024 / 1024).toFixed(1)} MiB script with nft -f in ${ns} (${APPLY_RUNS + 1} times)...`);
+        const first = await nftApplyIn(ns, script);
+        const replace: { wall: number; cpu: number }[] = [];
+        for (let i = 0; i < APPLY_RUNS; i++) replace.push(await nftApplyIn(ns, script));
+        // One rule changed (the first rule loses one allowed user), end to end on this machine.
+        const changed: CompileInput = { ...input, rules: input.rules.map((r, i) => (i === 0 ? { ...r, deniedUsers: [...r.deniedUsers, 4999] } : r)) };
+        const e2e: number[] = [];
+        for (let i = 0; i < Math.min(3, APPLY_RUNS); i++) {
+          const t0 = performance.now();
+          const s = buildFirewall("wg-bench", compileFirewall(i % 2 ? input : changed).config).script;
+          await nftApplyIn(ns, s);
+          e2e.push(performance.now() - t0);
+        }
+        const walls = replace.map((r) => r.wall);
+        const cpus = replace.map((r) => r.cpu);
+        nftRows.push(
+          { measure: "named sets in the script", value: (script.match(/^\tset /gm) ?? []).length, target: "" },
+          { measure: "nft -f apply, first load: wall / nft CPU (ms)", value: `${ms(first.wall)} / ${ms(first.cpu)}`, target: "< 1000" },
+          { measure: `nft -f apply, whole-table replacement p50 of ${APPLY_RUNS}: wall / nft CPU (ms)`, value: `${ms(percentile(walls, 50))} / ${ms(percentile(cpus, 50))}`, target: "< 1000" },
+          { measure: "nft -f apply, whole-table replacement max wall (ms)", value: ms(max(walls)), target: "" },
+          { measure: "one rule change: compile + script + nft -f, p50 wall (ms)", value: ms(percentile(e2e, 50)), target: "< 1000 (with the gRPC hop)" },
+        );
+      } finally {
+        spawnSync("ip", ["netns", "del", ns]);
+      }
+    }
     const rows: Row[] = [
       { measure: "compile p50 (ms)", value: ms(percentile(times, 50)), target: "< 500" },
       { measure: "compile max (ms)", value: ms(max(times)), target: "" },
       { measure: "emitted firewall rules", value: `${out.config.rules.length} (${allow} ALLOW, ${out.config.rules.length - allow} DENY)`, target: "" },
       { measure: "set elements (source + destination entries)", value: out.elements, target: "" },
       { measure: "config JSON size", value: `${(JSON.stringify(out.config).length / 1024).toFixed(0)} KiB`, target: "" },
+      { measure: "agent: nft script build p50 (ms)", value: ms(percentile(scriptTimes, 50)), target: "" },
+      { measure: "nft script size", value: `${(script.length / 1024).toFixed(0)} KiB, ${script.split("\n").length} lines`, target: "" },
+      ...nftRows,
     ];
     return rows;
   },

@@ -23,6 +23,7 @@ import type { AccessCheck } from "./api";
 import type { AclContext } from "./context";
 
 type FormIn = z.input<typeof aclCheckQuery>;
+type Verdict = Pick<AccessCheck, "reason" | "reason_code" | "rule" | "alias">;
 type FormOut = z.output<typeof aclCheckQuery>;
 const FIELDS = ["location", "user", "device", "destination", "port", "protocol"] as const;
 
@@ -53,6 +54,29 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
   });
   const { errorOf } = check;
 
+  /** The reason in the console's language (the API's `reason` is English, for API clients). */
+  const reasonText = (v: Verdict): string => {
+    const rule = v.rule?.name ?? "";
+    switch (v.reason_code) {
+      case "rule_allow":
+        return v.alias ? t("reasons.ruleAllowAlias", { rule, alias: v.alias.name }) : t("reasons.ruleAllow", { rule });
+      case "rule_deny":
+        return v.alias ? t("reasons.ruleDenyAlias", { rule, alias: v.alias.name }) : t("reasons.ruleDeny", { rule });
+      case "default_allow":
+        return t("reasons.defaultAllow");
+      case "default_deny":
+        return t("reasons.defaultDeny");
+      case "acl_off":
+        return t("reasons.aclOff");
+      case "not_peer":
+        return t("reasons.notPeer");
+      case "no_address":
+        return t("reasons.noAddress");
+      default:
+        return v.reason;
+    }
+  };
+
   const needle = userSearch.trim().toLowerCase();
   const userOptions = ctx.users
     .filter((u) => !needle || u.name.toLowerCase().includes(needle) || (u.detail ?? "").toLowerCase().includes(needle))
@@ -68,7 +92,7 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
       skeleton: "w-16",
       cell: (d) => (d.allowed ? <Badge tone="success">{t("allowed")}</Badge> : <Badge tone="error">{t("denied")}</Badge>),
     },
-    { header: t("columns.reason"), skeleton: "w-40", className: "hidden md:table-cell", cellClassName: "text-xs text-fg-muted", cell: (d) => d.reason },
+    { header: t("columns.reason"), skeleton: "w-40", className: "hidden md:table-cell", cellClassName: "text-xs text-fg-muted", cell: (d) => reasonText(d) },
   ];
 
   return (
@@ -226,8 +250,8 @@ export function CheckAccess({ ctx }: { ctx: AclContext }) {
                   t("noRule")
                 )}
               </p>
-              <p className="mt-1 text-fg" data-testid="check-reason">
-                {answer.reason}
+              <p className="mt-1 text-fg" data-testid="check-reason" data-reason={answer.reason_code}>
+                {reasonText(answer)}
               </p>
             </div>
           </div>

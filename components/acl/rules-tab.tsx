@@ -13,6 +13,8 @@ import { useServerError } from "@/components/users/server-errors";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { DataTable, type DataColumn, type RowAction } from "@/components/ui/data-table";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { useUrlState } from "@/components/users/url-state";
 import { toast } from "@/components/ui/toaster";
 import { isPendingRule, protocolName, refreshAcl, ruleState, useRules, type AclRule } from "./api";
 import { Chips } from "./chips";
@@ -35,6 +37,15 @@ export function useRuleLabels(): RuleLabels {
   );
 }
 
+/** The state filter: the badge a rule shows (a deployed rule is applied, disabled or expired). */
+const STATE_FILTERS = ["new", "modified", "deleted", "applied", "disabled", "expired"] as const;
+type StateFilter = (typeof STATE_FILTERS)[number];
+const badgeState = (r: AclRule): StateFilter => {
+  const s = ruleState(r);
+  return s === "applied" && !r.enabled ? "disabled" : s;
+};
+const ANY = "any";
+
 /** Rules: pending changes (selectable, deployable, discardable) above the deployed rules. */
 export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filter: string; onClearFilter: () => void }) {
   const t = useTranslations("acl.rules");
@@ -48,12 +59,37 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
   const [deploying, setDeploying] = useState<number[] | null>(null);
   const [busy, setBusy] = useState<number | null>(null);
 
+  const ts = useTranslations("acl.state");
+  const { params, set } = useUrlState();
+  // Filters (kept in the address): a location (rules for all locations included), an alias, a state.
+  const [byLocation, setByLocation] = useState(() => Number(params.get("location")) || null);
+  const [byAlias, setByAlias] = useState(() => Number(params.get("alias")) || null);
+  const [byState, setByState] = useState<StateFilter | null>(() => {
+    const v = params.get("state");
+    return (STATE_FILTERS as readonly string[]).includes(v ?? "") ? (v as StateFilter) : null;
+  });
+  const filtersOn = byLocation !== null || byAlias !== null || byState !== null;
+  const clearFilters = () => {
+    setByLocation(null);
+    setByAlias(null);
+    setByState(null);
+    set({ location: null, alias: null, state: null });
+  };
+
   const all = useMemo(() => rules.data ?? [], [rules.data]);
   const needle = filter.trim().toLowerCase();
   const matches = useMemo(
-    () => (needle ? all.filter((r) => ruleSearchText(r, ctx.maps, labels).includes(needle)) : all),
-    [all, needle, ctx.maps, labels],
+    () =>
+      all.filter(
+        (r) =>
+          (!needle || ruleSearchText(r, ctx.maps, labels).includes(needle)) &&
+          (byLocation === null || r.all_networks || r.networks.includes(byLocation)) &&
+          (byAlias === null || r.aliases.includes(byAlias)) &&
+          (byState === null || badgeState(r) === byState),
+      ),
+    [all, needle, ctx.maps, labels, byLocation, byAlias, byState],
   );
+  const narrowed = needle !== "" || filtersOn;
   const byName = (a: AclRule, b: AclRule) => a.name.localeCompare(b.name) || a.id - b.id;
   const pendingAll = useMemo(() => all.filter(isPendingRule), [all]);
   const pending = useMemo(() => matches.filter(isPendingRule).sort(byName), [matches]);
@@ -236,13 +272,47 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
   const rows = (list: AclRule[]) => (rules.data && ctx.ready ? list : undefined);
   const noMatch = {
     icon: SearchX,
-    title: tc("noMatch", { q: filter.trim() }),
+    title: needle ? tc("noMatch", { q: filter.trim() }) : t("filters.noMatch"),
     action: (
-      <Button variant="secondary" onClick={onClearFilter}>
-        {tc("clearSearch")}
+      <Button
+        variant="secondary"
+        onClick={() => {
+          onClearFilter();
+          clearFilters();
+        }}
+      >
+        {filtersOn ? t("filters.clear") : tc("clearSearch")}
       </Button>
     ),
   };
+  const filterSelect = (
+    param: "location" | "alias" | "state",
+    label: string,
+    value: string | null,
+    options: { value: string; label: string }[],
+    onChange: (v: string | null) => void,
+  ) => (
+    <Select
+      value={value ?? ANY}
+      onValueChange={(v) => {
+        const next = v === ANY ? null : v;
+        onChange(next);
+        set({ [param]: next });
+      }}
+    >
+      <SelectTrigger className="h-8 w-auto min-w-36 max-w-56 text-sm" aria-label={label} data-testid={`rules-filter-${param}`}>
+        <SelectValue />
+      </SelectTrigger>
+      <SelectContent>
+        <SelectItem value={ANY}>{label}</SelectItem>
+        {options.map((o) => (
+          <SelectItem key={o.value} value={o.value}>
+            {o.label}
+          </SelectItem>
+        ))}
+      </SelectContent>
+    </Select>
+  );
 
   const deployIds = selectedIds.length ? selectedIds : pendingAll.map((r) => r.id);
   const deployLabel = selectedIds.length
@@ -253,6 +323,34 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
 
   return (
     <div className="flex flex-col gap-6">
+      <div className="flex flex-wrap items-center gap-2" role="group" aria-label={t("filters.label")} data-testid="rules-filters">
+        {filterSelect(
+          "location",
+          t("filters.anyLocation"),
+          byLocation === null ? null : String(byLocation),
+          ctx.locations.map((l) => ({ value: String(l.id), label: l.name })),
+          (v) => setByLocation(v === null ? null : Number(v)),
+        )}
+        {filterSelect(
+          "alias",
+          t("filters.anyAlias"),
+          byAlias === null ? null : String(byAlias),
+          ctx.aliases.filter((a) => !a.parent_id).map((a) => ({ value: String(a.id), label: a.name })),
+          (v) => setByAlias(v === null ? null : Number(v)),
+        )}
+        {filterSelect(
+          "state",
+          t("filters.anyState"),
+          byState,
+          STATE_FILTERS.map((v) => ({ value: v, label: ts(v) })),
+          (v) => setByState(v as StateFilter | null),
+        )}
+        {filtersOn && (
+          <Button variant="ghost" size="sm" onClick={clearFilters} data-testid="rules-filters-clear">
+            {t("filters.clear")}
+          </Button>
+        )}
+      </div>
       <section aria-labelledby="acl-pending-rules" className="flex flex-col gap-3">
         <SectionTitle
           id="acl-pending-rules"
@@ -279,7 +377,7 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
           skeletonRows={2}
           error={loadError}
           empty={
-            needle && pendingAll.length
+            narrowed && pendingAll.length
               ? noMatch
               : { icon: ListChecks, title: t("pendingEmpty"), description: t("pendingEmptyHint") }
           }
@@ -305,7 +403,7 @@ export function RulesTab({ ctx, filter, onClearFilter }: { ctx: AclContext; filt
           skeletonRows={4}
           error={loadError}
           empty={
-            needle && all.length - pendingAll.length > 0
+            narrowed && all.length - pendingAll.length > 0
               ? noMatch
               : {
                   icon: ShieldCheck,

@@ -107,6 +107,7 @@ describe("GET /acl/check", () => {
           expect(res.json.allowed, label).toBe(want.allowed);
           expect(res.json.rule?.id ?? null, label).toBe(want.ruleId);
           if (want.ruleId === null) expect(res.json.reason, label).toMatch(/^default policy \(deny\)/);
+          expect(res.json.reason_code, label).toBe(want.ruleId === null ? "default_deny" : want.allowed ? "rule_allow" : "rule_deny");
           if (want.allowed) allowedCount++;
         }
       }
@@ -119,14 +120,37 @@ describe("GET /acl/check", () => {
     expect(res.json).toEqual({
       allowed: true,
       rule: { id: rules.ssh, name: "ssh" },
+      alias: null,
       reason: 'allowed by rule "ssh"',
-      devices: [{ id: dev["ala-laptop"].id, name: "ala-laptop", source: dev["ala-laptop"].v4, allowed: true, rule: { id: rules.ssh, name: "ssh" }, reason: 'allowed by rule "ssh"' }],
+      reason_code: "rule_allow",
+      devices: [
+        {
+          id: dev["ala-laptop"].id,
+          name: "ala-laptop",
+          source: dev["ala-laptop"].v4,
+          allowed: true,
+          rule: { id: rules.ssh, name: "ssh" },
+          alias: null,
+          reason: 'allowed by rule "ssh"',
+          reason_code: "rule_allow",
+        },
+      ],
     });
     const denied = await check({ location: loc, user: "ola", destination: "192.0.2.5", port: 22, protocol: 6 });
-    expect(denied.json).toMatchObject({ allowed: false, rule: { id: rules.ssh, name: "ssh" } });
+    expect(denied.json).toMatchObject({ allowed: false, rule: { id: rules.ssh, name: "ssh" }, reason_code: "rule_deny" });
     expect(denied.json.reason).toMatch(/^denied by rule "ssh": the source is not among/);
     const alias = await check({ location: loc, user: "ala", destination: "203.0.113.9", port: 443, protocol: 6 });
-    expect(alias.json).toMatchObject({ allowed: true, rule: { id: rules.web, name: "web" }, reason: 'allowed by rule "web" (destination alias "web")' });
+    expect(alias.json).toMatchObject({ allowed: true, rule: { id: rules.web, name: "web" }, alias: { name: "web" }, reason: 'allowed by rule "web" (destination alias "web")', reason_code: "rule_allow" });
+  });
+
+  it("says why with a code too: ACL off, no address of the destination's family", async () => {
+    const off = (await createLocation(ACTOR, locationSchema.parse({ name: "Branch", address: "198.18.5.1/24", endpoint: "branch.example.com", port: 51821 }))).id;
+    const offAnswer = await check({ location: off, user: "ala", destination: "192.0.2.5", port: 22, protocol: 6 });
+    expect(offAnswer.status, offAnswer.text).toBe(200);
+    expect(offAnswer.json).toMatchObject({ allowed: true, rule: null, alias: null, reason_code: "acl_off" });
+    expect(offAnswer.json.reason).toMatch(/^ACL is off/);
+    const noV6 = await check({ location: off, user: "ala", destination: "2001:db8::5", port: 22, protocol: 6 });
+    expect(noV6.json).toMatchObject({ allowed: false, rule: null, reason_code: "no_address", reason: "the device has no IPv6 address in this location" });
   });
 
   it("refuses bad queries with 400 naming the field", async () => {

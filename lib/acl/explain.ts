@@ -11,10 +11,21 @@ import { applyAliasesIn, applyRulesIn } from "./service";
 import type { AclCheckQuery, AclImpactQuery } from "./schema";
 
 
+/**
+ * Why, as a code the console translates (`reason` is the same in English, for API clients):
+ * rule_allow / rule_deny (the `rule`, through `alias` when a destination alias decides),
+ * default_allow / default_deny (no rule matches), acl_off, not_peer (user disabled or device
+ * not configured), no_address (no source address of the destination's IP family).
+ */
+export type ReasonCode = "rule_allow" | "rule_deny" | "default_allow" | "default_deny" | "acl_off" | "not_peer" | "no_address";
+
 export interface CheckVerdict {
   allowed: boolean;
   rule: { id: number; name: string } | null;
   reason: string;
+  reason_code: ReasonCode;
+  /** The destination alias through which `rule` decides, if any. */
+  alias: { id: number; name: string } | null;
 }
 
 export interface CheckAnswer extends CheckVerdict {
@@ -35,13 +46,17 @@ function firstIp(d: Dev, version: IpVersion): bigint | null {
 /** The verdict for one packet against the compiled config, naming the ACL rule that decides. */
 export function verdictFor(compiled: Compiled, prepared: PreparedRule[], p: Packet): CheckVerdict {
   const { allowed, index } = evaluate(prepared, compiled.config.default_policy === "ALLOW", p);
-  if (index < 0) return { allowed, rule: null, reason: `default policy (${allowed ? "allow" : "deny"}): no rule matches` };
+  if (index < 0) {
+    return { allowed, rule: null, alias: null, reason: `default policy (${allowed ? "allow" : "deny"}): no rule matches`, reason_code: allowed ? "default_allow" : "default_deny" };
+  }
   const o = compiled.origins[index];
   const via = o.aliasId !== null ? ` (destination alias "${o.aliasName}")` : "";
   return {
     allowed,
     rule: { id: o.ruleId, name: o.ruleName },
+    alias: o.aliasId !== null ? { id: o.aliasId, name: o.aliasName ?? "" } : null,
     reason: allowed ? `allowed by rule "${o.ruleName}"${via}` : `denied by rule "${o.ruleName}"${via}: the source is not among its allowed users, groups or devices`,
+    reason_code: allowed ? "rule_allow" : "rule_deny",
   };
 }
 
@@ -78,17 +93,17 @@ export async function checkAccess(q: AclCheckQuery, tx: Tx = getDb()): Promise<C
   for (const d of devices) {
     const base = { id: d.id, name: d.name };
     if (!d.active) {
-      verdicts.push({ ...base, source: null, allowed: false, rule: null, reason: "the device is not a peer of this location (its user is disabled or it is not configured)" });
+      verdicts.push({ ...base, source: null, allowed: false, rule: null, alias: null, reason_code: "not_peer", reason: "the device is not a peer of this location (its user is disabled or it is not configured)" });
       continue;
     }
     const src = firstIp(d, dst.version);
     if (src === null) {
-      verdicts.push({ ...base, source: null, allowed: false, rule: null, reason: `the device has no IPv${dst.version} address in this location` });
+      verdicts.push({ ...base, source: null, allowed: false, rule: null, alias: null, reason_code: "no_address", reason: `the device has no IPv${dst.version} address in this location` });
       continue;
     }
     const source = intervalText({ start: src, end: src }, dst.version);
     if (!r.compiled) {
-      verdicts.push({ ...base, source, allowed: true, rule: null, reason: "ACL is off in this location: the gateway does not filter traffic" });
+      verdicts.push({ ...base, source, allowed: true, rule: null, alias: null, reason_code: "acl_off", reason: "ACL is off in this location: the gateway does not filter traffic" });
       continue;
     }
     const prepared = prepareRules(r.compiled.config);
@@ -96,7 +111,7 @@ export async function checkAccess(q: AclCheckQuery, tx: Tx = getDb()): Promise<C
   }
   // For a user: allowed when one of their devices is; the first allowed device's verdict speaks.
   const lead = verdicts.find((v) => v.allowed) ?? verdicts[0];
-  return { allowed: lead.allowed, rule: lead.rule, reason: lead.reason, devices: verdicts };
+  return { allowed: lead.allowed, rule: lead.rule, alias: lead.alias, reason: lead.reason, reason_code: lead.reason_code, devices: verdicts };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -9,6 +9,7 @@ import { pruneEnrollmentTokens } from "../enrollment/service";
 import { endIdleMfaSessions } from "../clientmfa/service";
 import { pruneAuthState } from "../auth/prune";
 import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
+import { aclExpiryInterval } from "../config";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
 import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
@@ -29,7 +30,8 @@ interface Job {
   run: () => Promise<unknown>;
 }
 
-const JOBS: Job[] = [
+/** The jobs, with intervals read from the environment at start-up. */
+const jobs = (): Job[] => [
   { id: 7_241_001, name: "presence", everyMs: 10_000, run: updatePresence },
   { id: 7_241_002, name: "stats-retention", everyMs: 3_600_000, run: pruneStats },
   { id: 7_241_003, name: "gateway-notifications", everyMs: 30_000, run: notifyGateways },
@@ -37,8 +39,9 @@ const JOBS: Job[] = [
   { id: 7_241_005, name: "sign-in-state-retention", everyMs: 600_000, run: pruneAuthState },
   { id: 7_241_006, name: "oidc-retention", everyMs: 3_600_000, run: pruneOidcPayloads },
   { id: 7_241_007, name: "outbox-retention", everyMs: 600_000, run: pruneOutbox },
-  // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls within a minute.
-  { id: 7_241_008, name: "acl-expiry", everyMs: 30_000, run: async () => void (await expireRules()) },
+  // Applied ACL rules past their expiry become "expired" and leave the gateways' firewalls
+  // within one interval (DEFGUARD_ACL_EXPIRY_INTERVAL seconds, default 30).
+  { id: 7_241_008, name: "acl-expiry", everyMs: aclExpiryInterval() * 1000, run: async () => void (await expireRules()) },
   // MFA sessions of VPN locations end after peer_disconnect_threshold without a handshake (peer and PSK gone).
   { id: 7_241_010, name: "client-mfa-sessions", everyMs: 10_000, run: endIdleMfaSessions },
   // External directory (Google, Entra ID, Okta, JumpCloud): due when its own interval has passed.
@@ -79,7 +82,7 @@ export function startJobs(): () => void {
   // Webhook and log-stream deliveries: not an interval job (claims with SKIP LOCKED share the
   // work between processes; lib/outbox/worker.ts), started and stopped with the jobs.
   const stopOutbox = startOutboxWorker();
-  const timers = JOBS.map((job) =>
+  const timers = jobs().map((job) =>
     setInterval(() => {
       runJobOnce(job).catch((err) => {
         metrics().jobFailures.inc({ job: job.name });
