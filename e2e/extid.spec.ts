@@ -35,7 +35,7 @@ test("an admin sets the provider; a new person signs in with the button and land
   // The first sign-in of a freshly started server can take a while on a loaded machine.
   await expect(page).not.toHaveURL(/\/login/, { timeout: 60_000 });
   await page.goto("/settings?tab=openid");
-  await expect(page.getByTestId("openid-status")).toHaveText(/Not set/);
+  await expect(page.getByTestId("openid-status")).toHaveText(/Not set/, { timeout: 30_000 });
   await page.getByTestId("openid-base-url").fill(up.issuer);
   await page.getByTestId("openid-client-id").fill(up.clientId);
   await page.getByTestId("openid-client-secret").fill(up.clientSecret);
@@ -55,9 +55,9 @@ test("an admin sets the provider; a new person signs in with the button and land
   const visitor = await ctx.newPage();
   await visitor.goto("/login");
   const button = visitor.getByTestId("login-openid");
-  await expect(button).toHaveText("Sign in with Upstream IdP");
+  await expect(button).toHaveText("Sign in with Upstream IdP", { timeout: 30_000 });
   await button.click();
-  await expect(visitor).toHaveURL(new RegExp(`^${up.issuer}/interaction/`));
+  await expect(visitor).toHaveURL(new RegExp(`^${up.issuer}/interaction/`), { timeout: 30_000 });
   await visitor.getByTestId("upstream-login").fill(login);
   await visitor.getByTestId("upstream-submit").click();
   // Back through /auth/callback to the profile of the account made on first sign-in.
