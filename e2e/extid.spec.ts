@@ -44,9 +44,9 @@ test("an admin sets the provider; a new person signs in with the button and land
   await page.getByTestId("openid-username-handling-PruneEmailDomain").click();
   await page.getByTestId("openid-save").click();
   await expect(page.locator('[data-testid="toast"][data-type="success"]')).toBeVisible();
-  await expect(page.getByTestId("openid-status")).toHaveText(/Set: Upstream IdP/);
+  await expect(page.getByTestId("openid-status")).toHaveText(/Set: Upstream IdP/, { timeout: 30_000 });
   await page.reload();
-  await expect(page.getByTestId("openid-client-secret")).toHaveValue("");
+  await expect(page.getByTestId("openid-client-secret")).toHaveValue("", { timeout: 30_000 });
   await expect(page.getByText("Stored; it is never shown. Leave empty to keep it.")).toBeVisible();
   expect(await page.content()).not.toContain(up.clientSecret);
 
