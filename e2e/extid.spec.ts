@@ -35,7 +35,7 @@ test("an admin sets the provider; a new person signs in with the button and land
   // The first sign-in of a freshly started server can take a while on a loaded machine.
   await expect(page).not.toHaveURL(/\/login/, { timeout: 60_000 });
   await page.goto("/settings?tab=openid");
-  await expect(page.getByTestId("openid-status")).toHaveText(/Not set/);
+  await expect(page.getByTestId("openid-status")).toHaveText(/Not set/, { timeout: 30_000 });
   await page.getByTestId("openid-base-url").fill(up.issuer);
   await page.getByTestId("openid-client-id").fill(up.clientId);
   await page.getByTestId("openid-client-secret").fill(up.clientSecret);
@@ -44,9 +44,9 @@ test("an admin sets the provider; a new person signs in with the button and land
   await page.getByTestId("openid-username-handling-PruneEmailDomain").click();
   await page.getByTestId("openid-save").click();
   await expect(page.locator('[data-testid="toast"][data-type="success"]')).toBeVisible();
-  await expect(page.getByTestId("openid-status")).toHaveText(/Set: Upstream IdP/);
+  await expect(page.getByTestId("openid-status")).toHaveText(/Set: Upstream IdP/, { timeout: 30_000 });
   await page.reload();
-  await expect(page.getByTestId("openid-client-secret")).toHaveValue("");
+  await expect(page.getByTestId("openid-client-secret")).toHaveValue("", { timeout: 30_000 });
   await expect(page.getByText("Stored; it is never shown. Leave empty to keep it.")).toBeVisible();
   expect(await page.content()).not.toContain(up.clientSecret);
 
@@ -55,9 +55,9 @@ test("an admin sets the provider; a new person signs in with the button and land
   const visitor = await ctx.newPage();
   await visitor.goto("/login");
   const button = visitor.getByTestId("login-openid");
-  await expect(button).toHaveText("Sign in with Upstream IdP");
+  await expect(button).toHaveText("Sign in with Upstream IdP", { timeout: 30_000 });
   await button.click();
-  await expect(visitor).toHaveURL(new RegExp(`^${up.issuer}/interaction/`));
+  await expect(visitor).toHaveURL(new RegExp(`^${up.issuer}/interaction/`), { timeout: 30_000 });
   await visitor.getByTestId("upstream-login").fill(login);
   await visitor.getByTestId("upstream-submit").click();
   // Back through /auth/callback to the profile of the account made on first sign-in.
