@@ -1,4 +1,5 @@
 import "server-only";
+import { entitlement } from "../enterprise/service";
 import { performance } from "node:perf_hooks";
 import { and, eq, inArray, notInArray, sql } from "drizzle-orm";
 import { Attribute, Change, AlreadyExistsError, type Client } from "ldapts";
@@ -582,6 +583,8 @@ export async function runLdapSync(): Promise<SyncOutcome> {
 export async function ldapSyncJob(): Promise<void> {
   const s = await getSettings();
   if (!s.ldapEnabled || !s.ldapSyncEnabled || missingSetting(s)) return;
+  // An enterprise feature: over the free tier without a licence the sync pauses (nothing is deleted).
+  if (!(await entitlement()).enterprise) return;
   const [st] = await getDb().select().from(ldapSyncState).where(eq(ldapSyncState.id, 1));
   if (st?.lastRunAt && Date.now() - st.lastRunAt.getTime() < s.ldapSyncInterval * 1000) return;
   const o = await runLdapSync();

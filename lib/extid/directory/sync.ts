@@ -1,4 +1,5 @@
 import "server-only";
+import { entitlement } from "../../enterprise/service";
 /**
  * Directory sync (enterprise): the external provider's directory decides who stays active and
  * who is in which group.
@@ -301,6 +302,8 @@ export async function runDirectorySync(row?: ProviderRow | null): Promise<SyncOu
 export async function directorySyncJob(): Promise<void> {
   const row = await getProviderRow();
   if (!row?.directorySyncEnabled) return;
+  // An enterprise feature: over the free tier without a licence the sync pauses (nothing is deleted).
+  if (!(await entitlement()).enterprise) return;
   if (row.lastSyncAt && Date.now() - row.lastSyncAt.getTime() < row.directorySyncInterval * 1000 * 0.95) return;
   try {
     await runDirectorySync(row);
