@@ -176,12 +176,14 @@ function validBody(key: string): unknown | undefined {
 }
 
 describe("ids in the path", () => {
+  // DELETE /worker/{id} names a worker (defguard's worker ids are names), not a number.
+  const NAMED = new Set(["DELETE /worker/{id}"]);
   const numeric = (path: string) => /\{(id|deviceId|keyId|gatewayId)\}/.test(path);
 
   it("an unknown id answers 404 {msg}; a malformed one 400", async () => {
     const checked: string[] = [];
     const wrong: string[] = [];
-    for (const r of routes.filter((x) => numeric(x.path))) {
+    for (const r of routes.filter((x) => numeric(x.path) && !NAMED.has(x.key))) {
       const jar = await adminJar();
       const body = r.handler.bodySchema ? validBody(r.key) : undefined;
       if (!r.handler.bodySchema || body !== undefined) {

@@ -76,6 +76,16 @@ const OUR_EVENTS = [
   "acl_alias_modified",
   "acl_alias_removed",
   "acl_aliases_applied",
+  // LDAP two-way sync: defguard 1.6 logs none of these; one line per change the sync makes.
+  "ldap_user_added",
+  "ldap_user_modified",
+  "ldap_user_removed",
+  "ldap_group_added",
+  "ldap_group_removed",
+  "ldap_group_member_added",
+  "ldap_group_member_removed",
+  "ldap_password_changed",
+  "ldap_sync_failed",
 ];
 
 let admin: Jar;
