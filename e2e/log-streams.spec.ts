@@ -72,7 +72,7 @@ test("add a log stream, see events arrive, a failing receiver's error and backlo
   await expect(row.getByTestId("log-stream-backlog")).toHaveText("0", { timeout: 20_000 });
 
   // Rename through the dialog (the saved password is kept).
-  await row.getByRole("button", { name }).click();
+  await row.getByRole("button", { name, exact: true }).click();
   const edit = page.getByTestId("log-stream-dialog");
   await expect(edit.getByTestId("log-stream-name")).toHaveValue(name);
   await edit.getByTestId("log-stream-name").fill(`${name}-renamed`);
