@@ -81,6 +81,30 @@ export const phoneSchema = z
  * A form's resolver wraps a shared number schema with this to read a numeric text as the number
  * it shows (anything else, the empty text included, goes to the schema unchanged and is refused).
  */
+/**
+ * An absolute http(s) URL with a host and without credentials (webhook and stream receivers,
+ * OpenID redirect URIs, an external provider's issuer). `fragment: false` also refuses `#…`.
+ * Characters a browser would not keep literally (`<`, `>`) are refused.
+ */
+export function httpUrlSchema(opts: { fragment?: boolean } = {}) {
+  return z
+    .string(requiredOrType)
+    .trim()
+    .min(1, { error: V.required })
+    .max(2048, { error: V.tooLong })
+    .refine(
+      (v) => {
+        try {
+          const u = new URL(v);
+          return (u.protocol === "https:" || u.protocol === "http:") && !!u.hostname && !u.username && !u.password && (opts.fragment !== false || !u.hash) && !/[<>]/.test(v);
+        } catch {
+          return false;
+        }
+      },
+      { error: V.invalidUrl },
+    );
+}
+
 export function fromText<T extends z.ZodType>(schema: T) {
   return z.preprocess((v) => (typeof v === "string" && /^\s*-?\d+(\.\d+)?\s*$/.test(v) ? Number(v) : v), schema);
 }

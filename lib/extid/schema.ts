@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { OPENID_USERNAME_HANDLING } from "../settings/schema";
-import { requiredOrType, V } from "../validation";
+import { requiredOrType, V, httpUrlSchema } from "../validation";
 
 /** The provider presets of Settings → OpenID (defguard's names; "Custom" is any other issuer). */
 export const PROVIDER_PRESETS = ["Google", "Microsoft", "Okta", "JumpCloud", "Custom"] as const;
@@ -36,22 +36,7 @@ const secret = (max: number) =>
     .nullish()
     .transform((v) => (v && v.trim() ? v.trim() : null));
 
-const httpUrl = z
-  .string(requiredOrType)
-  .trim()
-  .min(1, { error: V.required })
-  .max(2048, { error: V.tooLong })
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === "https:" || u.protocol === "http:") && !u.username && !u.password && !/[<>]/.test(v);
-      } catch {
-        return false;
-      }
-    },
-    { error: V.invalidUrl },
-  );
+const httpUrl = httpUrlSchema();
 
 const optEmail = z
   .string({ error: V.invalidType })

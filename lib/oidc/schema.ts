@@ -1,25 +1,10 @@
 import { z } from "zod";
-import { requiredOrType, V } from "../validation";
+import { requiredOrType, V, httpUrlSchema } from "../validation";
 
 /** Scopes an app may ask for (claims per scope: lib/oidc/provider.ts). */
 export const OIDC_SCOPES = ["openid", "profile", "email", "phone", "groups"] as const;
 
-const redirectUri = z
-  .string(requiredOrType)
-  .trim()
-  .min(1, { error: V.required })
-  .max(2048, { error: V.tooLong })
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === "https:" || u.protocol === "http:") && !u.hash && !u.username && !u.password;
-      } catch {
-        return false;
-      }
-    },
-    { error: V.invalidUrl },
-  );
+const redirectUri = httpUrlSchema({ fragment: false });
 
 /** POST /oauth and PUT /oauth/{client_id}: defguard's OpenidClient (ids and secret are the server's). */
 export const openidClientSchema = z.object({

@@ -1,23 +1,8 @@
 import { z } from "zod";
-import { requiredOrType, V } from "../validation";
+import { requiredOrType, V, httpUrlSchema } from "../validation";
 
 /** An absolute http(s) URL without credentials or fragment (receivers of webhooks and log streams). */
-export const deliveryUrl = z
-  .string(requiredOrType)
-  .trim()
-  .min(1, { error: V.required })
-  .max(2048, { error: V.tooLong })
-  .refine(
-    (v) => {
-      try {
-        const u = new URL(v);
-        return (u.protocol === "https:" || u.protocol === "http:") && !!u.hostname && !u.hash && !u.username && !u.password;
-      } catch {
-        return false;
-      }
-    },
-    { error: V.invalidUrl },
-  );
+export const deliveryUrl = httpUrlSchema({ fragment: false });
 
 const flag = z.boolean({ error: V.invalidType });
 
