@@ -33,7 +33,12 @@ export interface ActivityInput {
  * it describes, so the record exists exactly when the change does.
  */
 export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Promise<void> {
-  await tx.insert(activityLog).values({
+  await tx.insert(activityLog).values(activityRow(actor, e));
+}
+
+/** One activity-log row: who did it (and with which API token), what, where. */
+function activityRow(actor: Actor, e: ActivityInput) {
+  return {
     userId: actor.userId,
     username: actor.username,
     ip: actor.ip,
@@ -42,7 +47,7 @@ export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Pr
     description: withApiToken(e.description ?? null, actor.apiToken),
     location: e.location ?? null,
     device: e.device ?? null,
-  });
+  };
 }
 
 /**
@@ -51,18 +56,7 @@ export async function recordActivity(tx: Tx, actor: Actor, e: ActivityInput): Pr
  */
 export async function recordActivities(tx: Tx, actor: Actor, entries: ActivityInput[]): Promise<void> {
   for (let i = 0; i < entries.length; i += 1000) {
-    await tx.insert(activityLog).values(
-      entries.slice(i, i + 1000).map((e) => ({
-        userId: actor.userId,
-        username: actor.username,
-        ip: actor.ip,
-        event: e.event,
-        module: e.module ?? "defguard",
-        description: withApiToken(e.description ?? null, actor.apiToken),
-        location: e.location ?? null,
-        device: e.device ?? null,
-      })),
-    );
+    await tx.insert(activityLog).values(entries.slice(i, i + 1000).map((e) => activityRow(actor, e)));
   }
 }
 
