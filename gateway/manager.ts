@@ -143,6 +143,9 @@ export class InterfaceManager {
     await this.execute(ifaceOps);
     this.applied = applyOps(this.applied, ifaceOps);
     await this.wg.setUp();
+    // The firewall before the peers: compiled rules may span addresses of no peer, so a peer
+    // added here must never meet the previous table (see lib/acl/compile.ts).
+    await this.applyFirewallNow(conf.firewall_config as WireFirewallConfig | null | undefined);
     await this.execute(peerOpsList);
     this.applied = applyOps(this.applied, peerOpsList);
     this.counters.fullApplies++;
@@ -152,7 +155,6 @@ export class InterfaceManager {
       this.createdHere = false;
       await runHook("POST_UP", this.cfg.postUp, this.log, { DEFGUARD_IFNAME: this.wg.ifname });
     }
-    await this.applyFirewallNow(conf.firewall_config as WireFirewallConfig | null | undefined);
   }
 
   private async applyUpdateNow(u: WireUpdate): Promise<void> {

@@ -92,9 +92,15 @@ describe("compileFirewall", () => {
     );
     const [a] = c.config.rules;
     expect(a.destination_addrs).toEqual([{ ip_subnet: "192.0.2.0/24" }, { ip_range: { start: "198.51.100.1", end: "198.51.100.9" } }, { ip: "203.0.113.7" }]);
-    // Devices .2 .3 .4 (user devices of active users) and .9 (network device); .5 is inactive.
-    expect(a.source_addrs).toEqual([{ ip_range: { start: "198.18.0.2", end: "198.18.0.4" } }, { ip: "198.18.0.9" }]);
+    // Devices .2 .3 .4 (user devices of active users) and .9 (network device); .5 is no peer and
+    // .6–.8 nobody's, so no packet from the interface carries them: one range spans them all.
+    expect(a.source_addrs).toEqual([{ ip_range: { start: "198.18.0.2", end: "198.18.0.9" } }]);
     expect(c.elements).toBeGreaterThan(0);
+    // A peer that is not allowed splits the range: ala's .2 and .3, not ola's .4, then .9.
+    const split = compileFirewall(input([rule({ allowedUsers: [1], allowAllNetworkDevices: true, destination: ["192.0.2.0/24"] })], { addresses: ["198.18.0.1/24"] }));
+    expect(split.config.rules[0].source_addrs).toEqual([{ ip_subnet: "198.18.0.2/31" }, { ip: "198.18.0.9" }]);
+    expect(allowed(split, "198.18.0.4", "192.0.2.1")).toBe(false);
+    expect(allowed(split, "198.18.0.3", "192.0.2.1")).toBe(true);
   });
 
   it("puts every ALLOW before every DENY, rules in id order", () => {

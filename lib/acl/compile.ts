@@ -152,16 +152,23 @@ function protocolList(nums: number[]): WireProtocol[] {
 
 /**
  * Index of the devices for one compilation. Devices get dense ordinals; per family the addresses
- * are sorted once, with a flag telling whether each one directly follows the previous, so a
- * rule's sources become merged intervals in one linear pass without sorting or big-integer
- * arithmetic per rule.
+ * are sorted once, so a rule's sources become merged intervals in one linear pass without
+ * sorting or big-integer arithmetic per rule.
+ *
+ * Addresses that belong to no peer of the location are "don't care": WireGuard drops a packet
+ * whose source is not in the sending peer's allowed IPs, so nothing entering from the interface
+ * can carry such a source. A run of allowed devices therefore spans the gaps between them
+ * (unassigned addresses, devices that are not peers), and only a device that is a peer and not
+ * allowed splits it: "all users but five" is six ranges, not one per disabled device. A device
+ * that becomes a peer changes the compiled config, and the hub sends that firewall before the
+ * peer (lib/gateways/hub.ts), so the new peer never meets a range that spanned its address.
  */
 class DeviceIndex {
   readonly ordinal = new Map<number, number>();
   readonly byUser = new Map<number, number[]>();
   readonly networkOrdinals: number[] = [];
   readonly userOrdinals: number[] = [];
-  readonly sorted: Record<IpVersion, { values: bigint[]; owners: Int32Array; follows: Uint8Array }>;
+  readonly sorted: Record<IpVersion, { values: bigint[]; owners: Int32Array }>;
   readonly size: number;
 
   constructor(devices: CompileDevice[]) {
@@ -186,35 +193,26 @@ class DeviceIndex {
     this.size = n;
     const build = (list: { value: bigint; owner: number }[]) => {
       list.sort((a, b) => (a.value < b.value ? -1 : a.value > b.value ? 1 : 0));
-      const follows = new Uint8Array(list.length);
-      for (let i = 1; i < list.length; i++) follows[i] = list[i].value <= list[i - 1].value + 1n ? 1 : 0;
-      return { values: list.map((x) => x.value), owners: Int32Array.from(list.map((x) => x.owner)), follows };
+      return { values: list.map((x) => x.value), owners: Int32Array.from(list.map((x) => x.owner)) };
     };
     this.sorted = { 4: build(addrs[4]), 6: build(addrs[6]) };
   }
 
-  /** Merged intervals of the family's addresses of the marked devices. */
+  /** The fewest intervals covering the marked devices' addresses of the family and no other peer's. */
   intervals(mark: Uint8Array, version: IpVersion): Interval[] {
-    const { values, owners, follows } = this.sorted[version];
+    const { values, owners } = this.sorted[version];
     const out: Interval[] = [];
-    let open = -1; // index where the current run started
-    let prevIn = false;
+    let open = -1; // index where the current run of marked addresses started
     for (let i = 0; i < values.length; i++) {
-      const inSet = mark[owners[i]] === 1;
-      if (inSet) {
-        if (!(prevIn && follows[i])) {
-          if (open >= 0) out.push({ start: values[open], end: values[i - 1] });
-          open = i;
-        }
-      } else if (prevIn) {
+      if (mark[owners[i]] === 1) {
+        if (open < 0) open = i;
+      } else if (open >= 0) {
         out.push({ start: values[open], end: values[i - 1] });
         open = -1;
       }
-      prevIn = inSet;
     }
-    if (prevIn && open >= 0) out.push({ start: values[open], end: values[values.length - 1] });
-    // Runs split only by a device left out of the set may still touch (duplicates): merge.
-    return out.length > 1 ? mergeIntervals(out) : out;
+    if (open >= 0) out.push({ start: values[open], end: values[values.length - 1] });
+    return out;
   }
 }
 

@@ -148,11 +148,12 @@ describe("firewall to the gateways", () => {
     fw = (await u.take(isFirewall, "firewall after group change")).firewall_config;
     expect(covers(fw, addrOf(ala1, hq)) && covers(fw, addrOf(ola1, hq))).toBe(true);
 
-    // A device added to an allowed user: the peer, then the firewall with its address.
+    // A device added to an allowed user: the firewall with its address, then the peer (rules
+    // span addresses of no peer, so the peer must not arrive before its address is placed).
     const ola2 = await createUserDevice(ACTOR, "ola", { name: "ola-phone", wireguard_pubkey: generateKeyPair().publicKey, description: null });
-    await u.take((x) => x.update_type === "CREATE" && x.peer?.pubkey === ola2.device.wireguard_pubkey, "peer CREATE");
     fw = (await u.take(isFirewall, "firewall after device added")).firewall_config;
     expect(covers(fw, addrOf(ola2, hq))).toBe(true);
+    await u.take((x) => x.update_type === "CREATE" && x.peer?.pubkey === ola2.device.wireguard_pubkey, "peer CREATE after the firewall");
     const withPhone = allowSources(fw);
 
     // The device removed.

@@ -170,13 +170,15 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
       case "device.location.added":
       case "device.location.modified": {
         if (!subscriberCount(e.locationId)) break;
+        // The firewall first: compiled rules span addresses of no peer (lib/acl/compile.ts), so
+        // a new peer's address must be placed exactly before the peer can send.
+        await pushFirewall(e.locationId);
         const peer = await peerFor(e.locationId, e.deviceId);
         if (peer) send(e.locationId, { update_type: e.type === "device.location.added" ? "CREATE" : "MODIFY", peer });
         else if (e.type === "device.location.modified") {
           const k = await pubkeyOf(e.deviceId);
           if (k) send(e.locationId, deletePeer(k));
         }
-        await pushFirewall(e.locationId);
         break;
       }
       case "device.location.authorized":
@@ -210,12 +212,15 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
       case "user.disabled":
       case "user.enabled": {
         if (!subscriberCount()) break;
+        // Enabled: the firewall placing the returning peers first (as for a new device above);
+        // disabled: the peers go first, then the firewall that no longer names them.
+        if (e.type === "user.enabled") await pushFirewalls("all");
         for (const p of await userPeers(e.userId)) {
           if (!subscriberCount(p.locationId)) continue;
           if (e.type === "user.disabled") send(p.locationId, deletePeer(p.pubkey));
           else if (p.peer) send(p.locationId, { update_type: "CREATE", peer: p.peer });
         }
-        await pushFirewalls("all");
+        if (e.type === "user.disabled") await pushFirewalls("all");
         break;
       }
       case "user.modified":
