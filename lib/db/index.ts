@@ -12,6 +12,8 @@ interface Holder {
   pool: pg.Pool;
   db: Db;
   statsPool?: pg.Pool;
+  lazyPool?: pg.Pool;
+  lazyDb?: Db;
 }
 
 // Kept on globalThis: server.ts and the route bundles Next.js compiles are separate module
@@ -62,10 +64,28 @@ export function getStatsPool(): pg.Pool {
   return h.statsPool;
 }
 
+/**
+ * Drizzle on a small pool whose connections commit without waiting for the WAL flush
+ * (synchronous_commit off), for bookkeeping that may be lost if the database server itself
+ * crashes, and only then: the outbox worker's claims and delivery states (a lost one means a
+ * delivery is sent again, which at-least-once allows). Its commits are visible to every other
+ * session at once, like any commit. Keeping these frequent small commits off the flush queue
+ * keeps them from making user changes wait behind them.
+ */
+export function getLazyCommitDb(): Db {
+  const h = holder();
+  if (!h.lazyDb) {
+    h.lazyPool = new pg.Pool({ connectionString: h.url, max: 4, connectionTimeoutMillis: 5000, options: "-c synchronous_commit=off" });
+    h.lazyPool.on("error", (err) => console.error("[db] idle client error:", err.message));
+    h.lazyDb = drizzle(h.lazyPool, { schema });
+  }
+  return h.lazyDb;
+}
+
 export async function closeDb(): Promise<void> {
   const h = g.__defguardDb;
   g.__defguardDb = undefined;
-  if (h) await Promise.all([h.pool.end(), h.statsPool?.end()]);
+  if (h) await Promise.all([h.pool.end(), h.statsPool?.end(), h.lazyPool?.end()]);
 }
 
 export { schema };

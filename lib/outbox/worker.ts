@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { sql } from "drizzle-orm";
-import { getDb } from "../db";
+import { getDb, getLazyCommitDb } from "../db";
 import { decryptSecret } from "../crypto";
 import { describeError } from "../log-errors";
 import { isDatabaseUnavailable } from "../errors";
@@ -15,6 +15,11 @@ import { signatureHeader } from "./signature";
  * and its rows are sent again by anyone (at least once). Per target only the oldest pending row
  * (the head) can be claimed, with the rows after it, so each target receives its messages in
  * order, one batch at a time.
+ *
+ * Claims and delivery states commit without waiting for the WAL flush (getLazyCommitDb): they
+ * are visible to the other processes at once, and only a crash of the database server itself
+ * can lose one, which sends a delivery again (at least once). The rows themselves are written
+ * by the user change's own transaction, with its normal, durable commit.
  */
 
 /**
@@ -51,15 +56,21 @@ type Claimed = {
 
 /** Claim due heads (and the rows queued after them) for up to `targets` targets. */
 async function claim(token: string, targets: number): Promise<Map<string, Claimed[]>> {
-  const r = await getDb().execute<Claimed>(sql`
-    with heads as (
-      select distinct on (kind, target_id) id from outbox where state = 'pending' order by kind, target_id, id
+  const r = await getLazyCommitDb().execute<Claimed>(sql`
+    with targets as (
+      select 'webhook'::text kind, id target_id from webhooks where enabled
+      union all select 'stream', id from activity_log_streams
+    ), heads as (
+      -- One index probe per target (outbox_pending_idx), whatever the backlog: a failing
+      -- receiver's thousands of pending rows are never scanned by every pass.
+      select h.id from targets t cross join lateral (
+        select p.id from outbox p where p.kind = t.kind and p.target_id = t.target_id and p.state = 'pending' order by p.id limit 1
+      ) h
     ), due as (
       select o.id, o.kind, o.target_id from outbox o join heads h on h.id = o.id
        where o.next_attempt_at <= now() and (o.claimed_until is null or o.claimed_until < now())
          -- A stream's batch waits a quarter of a second for company (one request, not one per entry).
          and (o.kind <> 'stream' or o.attempts > 0 or o.created_at <= now() - make_interval(secs => ${STREAM_GATHER_S}))
-         and not exists (select 1 from webhooks w where o.kind = 'webhook' and w.id = o.target_id and not w.enabled)
        order by o.id
        limit ${targets}
        for update of o skip locked
@@ -87,7 +98,7 @@ async function claim(token: string, targets: number): Promise<Map<string, Claime
 
 async function markDelivered(ids: number[], token: string, status: number) {
   if (!ids.length) return;
-  await getDb().execute(sql`
+  await getLazyCommitDb().execute(sql`
     update outbox set state = 'delivered', delivered_at = now(), attempts = attempts + 1, last_attempt_at = now(),
            last_status = ${status}, last_error = null, claimed_until = null, claim_token = null
      where id = any(${sql.param(ids)}::bigint[]) and claim_token = ${token}`);
@@ -96,7 +107,7 @@ async function markDelivered(ids: number[], token: string, status: number) {
 async function markFailed(ids: number[], token: string, r: Extract<PostResult, { ok: false }>, attempts: number) {
   if (!ids.length) return;
   const delay = retryDelaySeconds(attempts + 1);
-  await getDb().execute(sql`
+  await getLazyCommitDb().execute(sql`
     update outbox set attempts = attempts + 1, last_attempt_at = now(), last_status = ${r.status}, last_error = ${r.error.slice(0, 500)},
            claimed_until = null, claim_token = null,
            next_attempt_at = now() + make_interval(secs => ${delay}),
@@ -106,7 +117,7 @@ async function markFailed(ids: number[], token: string, r: Extract<PostResult, {
 
 async function release(ids: number[], token: string) {
   if (!ids.length) return;
-  await getDb().execute(sql`update outbox set claimed_until = null, claim_token = null where id = any(${sql.param(ids)}::bigint[]) and claim_token = ${token}`);
+  await getLazyCommitDb().execute(sql`update outbox set claimed_until = null, claim_token = null where id = any(${sql.param(ids)}::bigint[]) and claim_token = ${token}`);
 }
 
 async function dropRows(kind: string, targetId: number) {
