@@ -1,24 +1,12 @@
 import type { ReactNode } from "react";
 import type { Metadata } from "next";
-import { cache } from "react";
 import { GeistMono } from "geist/font/mono";
 import { GeistSans } from "geist/font/sans";
-import { NextIntlClientProvider } from "next-intl";
 import { getLocale } from "next-intl/server";
-import { Providers } from "@/components/providers";
 import { FALLBACK_INSTANCE_NAME } from "@/components/settings/defaults";
+import { loadEssentials } from "@/components/shell/essentials";
 import { THEME_SCRIPT } from "@/components/theme/theme";
-import { getEssentials } from "@/lib/settings/service";
 import "./globals.css";
-
-/** Essentials for this request, or undefined when the database cannot answer (the client retries). */
-const loadEssentials = cache(async () => {
-  try {
-    return await getEssentials();
-  } catch {
-    return undefined;
-  }
-});
 
 export async function generateMetadata(): Promise<Metadata> {
   const essentials = await loadEssentials();
@@ -26,17 +14,15 @@ export async function generateMetadata(): Promise<Metadata> {
 }
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const [locale, essentials] = await Promise.all([getLocale(), loadEssentials()]);
+  const locale = await getLocale();
   return (
     <html lang={locale} className={`${GeistSans.variable} ${GeistMono.variable}`} suppressHydrationWarning>
       <head>
         <script dangerouslySetInnerHTML={{ __html: THEME_SCRIPT }} />
       </head>
-      <body>
-        <NextIntlClientProvider>
-          <Providers essentials={essentials}>{children}</Providers>
-        </NextIntlClientProvider>
-      </body>
+      {/* Providers live in the layouts below (components/shell/full-providers.tsx), not here: the
+          sign-in page does without them. */}
+      <body>{children}</body>
     </html>
   );
 }

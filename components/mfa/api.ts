@@ -16,8 +16,7 @@ export const METHOD_KEY = { OneTimePassword: "totp", Email: "email", Webauthn: "
   string
 >;
 
-/** Where the forced set-up lives (app/(public)/mfa-setup). */
-export const MFA_SETUP_PATH = "/mfa-setup";
+export { MFA_SETUP_PATH } from "./paths";
 
 /** {codes}: recovery codes, only the first time MFA turns on (null otherwise, stripped to undefined). */
 export interface CodesBody {

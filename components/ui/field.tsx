@@ -2,6 +2,7 @@
 
 import { createContext, useContext, useId, type ReactNode } from "react";
 import { cn } from "./cn";
+import { fieldErrorClasses } from "./control-classes";
 import { Label } from "./label";
 
 interface FieldContextValue {
@@ -43,7 +44,7 @@ export function Field({ label, error, hint, className, children }: FieldProps) {
           </p>
         )}
         {error && (
-          <p id={errorId} className="text-xs font-medium text-error first-letter:uppercase">
+          <p id={errorId} className={fieldErrorClasses}>
             {error}
           </p>
         )}

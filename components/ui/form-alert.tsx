@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { cn } from "./cn";
+import { formAlertClasses } from "./control-classes";
 
 /**
  * A line at the top of a form (or a step of one) that says why it did not go through, when the
@@ -20,12 +21,7 @@ export function FormAlert({
     <p
       data-testid={testId}
       role={tone === "error" ? "alert" : "status"}
-      className={cn(
-        tone === "error"
-          ? "rounded-md border border-error/30 bg-error-subtle px-3 py-2 text-sm font-medium text-error"
-          : "rounded-md border border-info/30 bg-info-subtle px-3 py-2 text-sm text-fg",
-        className,
-      )}
+      className={cn(formAlertClasses[tone], className)}
     >
       {children}
     </p>

@@ -3,10 +3,11 @@
 import { forwardRef, type ComponentPropsWithoutRef, type ElementRef } from "react";
 import * as LabelPrimitive from "@radix-ui/react-label";
 import { cn } from "./cn";
+import { labelClasses } from "./control-classes";
 
 export const Label = forwardRef<
   ElementRef<typeof LabelPrimitive.Root>,
   ComponentPropsWithoutRef<typeof LabelPrimitive.Root>
 >(function Label({ className, ...props }, ref) {
-  return <LabelPrimitive.Root ref={ref} className={cn("text-sm font-medium text-fg", className)} {...props} />;
+  return <LabelPrimitive.Root ref={ref} className={cn(labelClasses, className)} {...props} />;
 });

@@ -1,5 +1,3 @@
-import { cn } from "./cn";
-
 interface SpinnerProps {
   /** Diameter in pixels. */
   size?: number;
@@ -15,7 +13,8 @@ export function Spinner({ size = 16, className, label }: SpinnerProps) {
       width={size}
       height={size}
       viewBox={`0 0 ${size} ${size}`}
-      className={cn("animate-spin text-current", className)}
+      // The strokes use currentColor: a caller colours the spinner with a text-* class; no class merger needed.
+      className={className ? `animate-spin ${className}` : "animate-spin"}
       role={label ? "status" : undefined}
       aria-label={label}
       aria-hidden={label ? undefined : true}
