@@ -281,12 +281,28 @@ async function deviceNames(tx: Tx, userId: number): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/**
+ * Whether setting up MFA is part of the user's enrolment: the instance requires MFA for every
+ * account (settings.require_mfa), or a location the user may use (no allowed groups, or a member
+ * of one) lets devices in only after the built-in MFA (location_mfa_mode internal). defguard
+ * looks at every location of the instance; a location the user cannot reach asks nothing of them.
+ */
+export async function enrollmentMfaRequired(tx: Tx, userId: number, s: Pick<Settings, "requireMfa">): Promise<boolean> {
+  if (s.requireMfa) return true;
+  const r = await tx.execute<{ internal: boolean }>(sql`
+    select exists(
+      select 1 from locations l
+      where l.location_mfa_mode = 'internal' and (
+        not exists (select 1 from location_allowed_groups lg where lg.location_id = l.id)
+        or exists (select 1 from location_allowed_groups lg join group_users gu on gu.group_id = lg.group_id
+                   where lg.location_id = l.id and gu.user_id = ${userId}))) internal`);
+  return Boolean(r.rows[0]?.internal);
+}
+
 /** defguard proxy EnrollmentStartResponse. */
 async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date, s: Settings, forUser: boolean) {
   const admin = (t.adminId !== null ? await userRow(tx, t.adminId) : undefined) ?? (forUser ? undefined : user);
-  const [{ internal }] = (
-    await tx.execute<{ internal: boolean }>(sql`select exists(select 1 from locations where location_mfa_mode = 'internal') internal`)
-  ).rows;
+  const mfaRequired = await enrollmentMfaRequired(tx, user.id, s);
   return stripNulls({
     admin: admin ? { name: personName(admin), phone_number: admin.phone, email: admin.email } : null,
     user: {
@@ -308,8 +324,7 @@ async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date,
       only_client_activation: forUser ? s.onlyClientActivation : false,
       admin_device_management: forUser ? s.adminDeviceManagement : false,
       smtp_configured: smtpConfigured(s),
-      // As defguard: MFA is part of enrolment when a location enforces the built-in MFA.
-      mfa_required: Boolean(internal),
+      mfa_required: mfaRequired,
     },
   });
 }
