@@ -149,7 +149,8 @@ export function EnrollMfaStep({ login, email, instanceName, smtpConfigured, onDo
           {method === "totp" && !startError && (
             <div className="flex flex-col gap-3 text-sm">
               <p className="text-fg">{t("scan")}</p>
-              <div className="flex flex-col items-center gap-4 sm:flex-row sm:items-start">
+              {/* Stacked: the public pages' card is narrow whatever the window. */}
+              <div className="flex flex-col items-center gap-4">
                 {secret ? (
                   <QrCode value={totpUri(secret, instanceName, login)} label={t("qrAlt")} tooLong={t("qrTooLong")} size={176} data-testid="enroll-mfa-qr" />
                 ) : (
@@ -165,7 +166,7 @@ export function EnrollMfaStep({ login, email, instanceName, smtpConfigured, onDo
                     <Skeleton className="h-16 w-full" />
                   )}
                   <div>
-                    <CopyButton text={secret ?? ""} label={t("copySecret")} disabled={!secret} />
+                    <CopyButton text={secret ?? ""} label={t("copySecret")} disabled={!secret} data-testid="enroll-mfa-copy" />
                   </div>
                 </div>
               </div>
