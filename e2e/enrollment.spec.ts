@@ -4,10 +4,13 @@
  * opens the e-mailed link, sets a password, adds a device with keys made in the browser, and
  * gets the welcome page with the configuration, its QR code and the download. The private key
  * in the configuration belongs to the public key the console stored; the new password signs in;
- * the link does not work twice.
+ * the link does not work twice. A user who may use a location with internal MFA sets up TOTP
+ * on the way (the code computed here from the secret the page shows), sees the recovery codes
+ * once, and ends enrolled with TOTP on.
  */
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { expect, test } from "@playwright/test";
+import { generate } from "otplib";
 import { ApiClient, apiClient, createLocation, signIn, signInAdmin, suffix, configPanel } from "./support";
 import { startSmtpSink, type SmtpSink } from "./smtp-sink";
 
@@ -77,6 +80,10 @@ test.describe("enrollment", () => {
     await page.getByTestId("enroll-confirm").fill(PASSWORD);
     await page.getByTestId("enroll-password-next").click();
 
+    // Nothing requires MFA of this user: no MFA step, straight to the device.
+    await expect(page.getByTestId("enroll-device-form")).toBeVisible();
+    await expect(page.getByTestId("enroll-mfa")).toHaveCount(0);
+
     // Device with keys made in the browser.
     await page.getByTestId("enroll-device-name").fill("edna-laptop");
     await page.getByTestId("enroll-device-submit").click();
@@ -112,6 +119,81 @@ test.describe("enrollment", () => {
     const again = await page.context().request.post("/api/v1/enrollment/start", { data: { token } });
     expect(again.status()).toBe(401);
     expect(await again.json()).toMatchObject({ error: "token already used" });
+  });
+
+  test("a location with internal MFA: TOTP set up during the enrolment, then the device and its config", async ({ page }) => {
+    const sfx = suffix();
+    const username = `enmfa-${sfx}`;
+    const group = `mfa-vpn-${sfx}`;
+    await admin.ok(admin.post("/api/v1/user", { username, first_name: "Mia", last_name: "Mfa", email: `${username}@example.com` }), 201);
+    await admin.ok(admin.post("/api/v1/group", { name: group, members: [username] }), 201);
+    // Only this group may use the location, so no other enrolment of the run meets its MFA.
+    const location = await createLocation(admin, {
+      name: `Enrol MFA ${sfx}`,
+      address: `10.${150 + Math.floor(Math.random() * 50)}.9.1/24`,
+      allowed_groups: [group],
+      location_mfa_mode: "internal",
+    });
+
+    const index = sink.messages.length;
+    await admin.ok(admin.post(`/api/v1/user/${username}/start_enrollment`, { send_enrollment_notification: true, email: `${username}@example.com` }), 201);
+    const token = linkToken((await sink.next(index)).raw);
+
+    await page.goto(`/enroll?token=${encodeURIComponent(token)}`);
+    await page.getByTestId("enroll-start").click();
+    await page.getByTestId("enroll-password").fill(PASSWORD);
+    await page.getByTestId("enroll-confirm").fill(PASSWORD);
+    await page.getByTestId("enroll-password-next").click();
+
+    // The MFA step, which has no way around it.
+    const step = page.getByTestId("enroll-mfa");
+    await expect(step).toBeVisible();
+    await expect(step.getByTestId("enroll-mfa-email")).toBeEnabled();
+    await page.getByTestId("enroll-mfa-totp").click();
+    await expect(page.getByTestId("enroll-mfa-qr")).toBeVisible();
+    const secret = ((await page.getByTestId("enroll-mfa-secret").textContent()) ?? "").replace(/\s+/g, "");
+    expect(secret).toMatch(/^[A-Z2-7]{16,}$/);
+    await page.screenshot({ path: "test-results/enroll-mfa.png", fullPage: true });
+
+    // A wrong code is refused on the field and changes nothing.
+    const right = await generate({ secret });
+    await page.getByTestId("enroll-mfa-code-input").fill(right === "000000" ? "111111" : "000000");
+    await expect(page.getByTestId("enroll-mfa")).toContainText(/invalid/i);
+    const before = await admin.ok<{ user: { mfa_enabled: boolean; totp_enabled: boolean } }>(admin.get(`/api/v1/user/${username}`));
+    expect(before.user).toMatchObject({ mfa_enabled: false, totp_enabled: false });
+
+    // The right code (computed from the secret on screen) turns TOTP on: recovery codes, once.
+    await page.getByTestId("enroll-mfa-code-input").fill(await generate({ secret }));
+    const codes = page.getByTestId("recovery-codes-dialog");
+    await expect(codes).toBeVisible();
+    await expect(codes.getByTestId("recovery-code")).toHaveCount(8);
+    await expect(page.getByTestId("recovery-done")).toBeDisabled();
+    await page.getByTestId("recovery-saved").click();
+    await page.getByTestId("recovery-done").click();
+    await expect(codes).toHaveCount(0);
+
+    // Then the device and the welcome page with the MFA location's configuration.
+    await page.getByTestId("enroll-device-name").fill("mia-laptop");
+    await page.getByTestId("enroll-device-submit").click();
+    await expect(page.getByTestId("enroll-done")).toBeVisible();
+    await expect(page.getByTestId("enroll-finish-error")).toHaveCount(0);
+    const panel = await configPanel(page, location.name);
+    const config = (await panel.getByTestId("device-config").textContent()) ?? "";
+    expect(config).toContain(`PublicKey = ${location.pubkey}`);
+    expect(config).toMatch(/PrivateKey\s*=\s*[A-Za-z0-9+/]{43}=/);
+
+    // Enrolled, with TOTP as the account's MFA method.
+    const after = await admin.ok<{ user: { enrolled: boolean; mfa_enabled: boolean; totp_enabled: boolean; email_mfa_enabled: boolean } }>(
+      admin.get(`/api/v1/user/${username}`),
+    );
+    expect(after.user).toMatchObject({ enrolled: true, mfa_enabled: true, totp_enabled: true, email_mfa_enabled: false });
+    const log = await admin.ok<{ data: { event: string }[] }>(admin.get(`/api/v1/activity_log?username=${username}`));
+    expect(log.data.map((e) => e.event)).toEqual(expect.arrayContaining(["enrollment_started", "mfa_totp_enabled", "enrollment_device_added", "enrollment_completed"]));
+
+    // Signing in now asks for the second factor.
+    await page.getByTestId("enroll-to-login").click();
+    await signIn(page, username, PASSWORD);
+    await expect(page.getByTestId("mfa-totp-input")).toBeVisible();
   });
 
   test("password reset by e-mail link through the public pages", async ({ page }) => {

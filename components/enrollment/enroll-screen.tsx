@@ -13,6 +13,7 @@ import { deviceNameSchema } from "@/lib/devices/schema";
 import { AuthFrame } from "@/components/login/login-screen";
 import { ConfigResult } from "@/components/devices/config-result";
 import { Markdown } from "./markdown";
+import { EnrollMfaStep } from "./enroll-mfa";
 import { generateKeyPair, isValidKey } from "@/components/devices/wg-keys";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
@@ -24,7 +25,8 @@ interface StartInfo {
   user: { first_name: string; last_name: string; login: string; email: string; phone_number?: string; enrolled: boolean };
   admin?: { name: string; email: string; phone_number?: string };
   final_page_content: string;
-  settings: { vpn_setup_optional: boolean; mfa_required: boolean };
+  instance: { name: string };
+  settings: { vpn_setup_optional: boolean; mfa_required: boolean; smtp_configured: boolean };
 }
 
 interface DeviceAnswer {
@@ -32,7 +34,7 @@ interface DeviceAnswer {
   configs: { network_id: number; network_name: string; config: string }[];
 }
 
-type Step = "token" | "password" | "device" | "done";
+type Step = "token" | "password" | "mfa" | "device" | "done";
 
 const MISMATCH = "mismatch";
 const serverText = (err: unknown, fallback: string) => (err instanceof ApiBadRequestError ? err.msg : fallback);
@@ -45,9 +47,9 @@ const deviceFormSchema = z
   .object({ name: deviceNameSchema, method: z.enum(["generate", "manual"]), pubkey: z.string().trim() })
   .refine((v) => v.method === "generate" || isValidKey(v.pubkey), { path: ["pubkey"], error: "invalidKey" });
 
-function Steps({ step, enrolled }: { step: Step; enrolled: boolean }) {
+function Steps({ step, enrolled, mfa }: { step: Step; enrolled: boolean; mfa: boolean }) {
   const t = useTranslations("enroll");
-  const all: Step[] = enrolled ? ["token", "device", "done"] : ["token", "password", "device", "done"];
+  const all: Step[] = enrolled ? ["token", "device", "done"] : ["token", "password", ...(mfa ? (["mfa"] as Step[]) : []), "device", "done"];
   const at = all.indexOf(step);
   return (
     <ol className="mb-6 flex gap-1.5" aria-label={t("progress")} data-testid="enroll-steps">
@@ -62,7 +64,8 @@ function Steps({ step, enrolled }: { step: Step; enrolled: boolean }) {
 
 /**
  * The console's public enrolment pages (/enroll?token=…): the token, then the password (for a
- * new account), then a device (keys made in the browser or a pasted public key; optional when
+ * new account), then MFA set-up when the instance or a location the user may use requires it
+ * (settings.mfa_required; new accounts only), then a device (keys made in the browser or a pasted public key; optional when
  * the settings say so), then the welcome text with the device's configuration. They call the
  * same endpoints a defguard desktop client does (/api/v1/enrollment/*), with the session cookie.
  */
@@ -105,7 +108,7 @@ export function EnrollScreen({ initialToken }: { initialToken: string }) {
     mutationFn: async (v) => v,
     onSuccess: (v) => {
       setAccount({ password: v.password, phone: v.phone });
-      setStep("device");
+      setStep(info?.settings.mfa_required ? "mfa" : "device");
     },
     errorText: () => t("failed"),
   });
@@ -145,7 +148,7 @@ export function EnrollScreen({ initialToken }: { initialToken: string }) {
 
   return (
     <AuthFrame wide={!!wide}>
-      <Steps step={step} enrolled={enrolled} />
+      <Steps step={step} enrolled={enrolled} mfa={!enrolled && !!info?.settings.mfa_required} />
       {step === "token" && (
         <>
           <h1 className="mb-1 text-xl font-semibold tracking-tight">{t("tokenTitle")}</h1>
@@ -187,6 +190,16 @@ export function EnrollScreen({ initialToken }: { initialToken: string }) {
             </Button>
           </form>
         </>
+      )}
+
+      {step === "mfa" && info && (
+        <EnrollMfaStep
+          login={info.user.login}
+          email={info.user.email}
+          instanceName={info.instance.name}
+          smtpConfigured={info.settings.smtp_configured}
+          onDone={() => setStep("device")}
+        />
       )}
 
       {step === "device" && info && (

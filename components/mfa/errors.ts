@@ -9,6 +9,8 @@ import { useValidationMessages } from "@/components/forms/messages";
 /** The server's fixed English reasons (lib/mfa, lib/auth, lib/mail) and their message keys under `mfa.errors`. */
 const KNOWN: [RegExp, ErrorKey][] = [
   [/^code is invalid/i, "codeInvalid"],
+  // The enrolment's MFA set-up answers in the wording of defguard's proxy.
+  [/^(email )?code invalid$/i, "codeInvalid"],
   [/^recovery code is invalid/i, "recoveryInvalid"],
   [/^failed to read key/i, "keyFailed"],
   [/^key already registered/i, "keyDuplicate"],

@@ -109,6 +109,8 @@ export const ACTIVITY_EVENTS = [
   "yubikey_provisioning_started",
   "yubikey_provisioning_failed",
   "provisioning_worker_removed",
+  // defguard's mobile app (POST /enrollment/register_mobile).
+  "mobile_auth_registered",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

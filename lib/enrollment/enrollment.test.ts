@@ -25,7 +25,7 @@ import { publicUrl } from "@/lib/config";
 import { sha256hex } from "@/lib/crypto";
 import { instanceId } from "./service";
 import { call, createUser, jarFrom, query, signIn, type CallResult, type Handler, type Jar } from "@/tests/helpers";
-import { mkDevice, mkLocation, newKey } from "@/tests/wireguard-fixtures";
+import { mkDevice, mkGroup, mkLocation, newKey } from "@/tests/wireguard-fixtures";
 import { startSmtpSink, useSmtpSink, type SmtpSink } from "@/tests/smtp-sink";
 
 const STRONG = "Enr0lled-Passw0rd!";
@@ -440,6 +440,41 @@ describe("MFA set-up during the enrolment (/enrollment/register-mfa/code/*)", ()
     const refused = await c2.mfaStart({ method: "Totp" });
     expect(refused.status).toBe(403);
     expect(refused.json).toEqual({ msg: "User is already enrolled", error: "User is already enrolled" });
+  });
+});
+
+describe("settings.mfa_required of /enrollment/start", () => {
+  it("true when the instance requires MFA or a location the user may use has internal MFA; not for a location out of reach", async () => {
+    await query("delete from users where username in ('tomas', 'emil')");
+    await newEnrollee("mira");
+    const c = new Client();
+    const token = (await startEnrollment("mira")).json.enrollment_token as string;
+    const required = async () => {
+      const r = await c.start(token);
+      expect(r.status, r.text).toBe(200);
+      return r.json.settings.mfa_required as boolean;
+    };
+    expect(await required()).toBe(false);
+    // An internal-MFA location for a group mira is not in asks nothing of her.
+    await mkGroup(admin, "vault");
+    const vault = await mkLocation(admin, { name: "Vault", address: "10.71.0.1/24", allowed_groups: ["vault"], location_mfa_mode: "internal" });
+    try {
+      expect(await required()).toBe(false);
+      await query("insert into group_users (group_id, user_id) select g.id, u.id from groups g, users u where g.name = 'vault' and u.username = 'mira'");
+      expect(await required()).toBe(true);
+      // External MFA is passed with the OpenID provider: nothing to set up here.
+      await query("update locations set location_mfa_mode = 'external' where id = $1", [vault.id]);
+      expect(await required()).toBe(false);
+      await query("update settings set require_mfa = true where id = 1");
+      try {
+        expect(await required()).toBe(true);
+      } finally {
+        await query("update settings set require_mfa = false where id = 1");
+      }
+      expect(await required()).toBe(false);
+    } finally {
+      await query("delete from locations where id = $1", [vault.id]);
+    }
   });
 });
 

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { wireguardKeySchema } from "../devices/schema";
+import { isValidKey } from "../wireguard/key-format";
 import { emailSchema, passwordSchema, phoneSchema, requiredOrType, V } from "../validation";
 
 /** An enrolment token as sent by the client (`dg`, the desktop client, the enrolment page). */
@@ -95,3 +96,18 @@ export const registerMfaFinishSchema = z.object({
   code: z.string(requiredOrType).trim().min(1, { error: V.required }).max(16, { error: V.tooLong }),
 });
 export type RegisterMfaFinishInput = z.infer<typeof registerMfaFinishSchema>;
+
+/** Standard base64 of 32 bytes, with the message defguard's proxy gives for each field. */
+const key32 = (message: string) => z.string(requiredOrType).trim().refine(isValidKey, { error: message });
+
+/**
+ * POST /enrollment/register_mobile {auth_pub_key, device_pub_key} (defguard proxy:
+ * RegisterMobileAuth): defguard's mobile app registers, for the device it just enrolled (its
+ * WireGuard key), the Ed25519 key it signs biometric MFA challenges with. Both base64, 32 bytes.
+ */
+export const registerMobileSchema = z.object({
+  auth_pub_key: key32("Invalid biometric public key."),
+  device_pub_key: key32("Invalid device public key."),
+  token: token.nullish().transform((v) => v || null),
+});
+export type RegisterMobileInput = z.infer<typeof registerMobileSchema>;

@@ -1,7 +1,7 @@
 import "server-only";
 import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
-import { deviceLocations, devices, enrollmentTokens, locations, pollingTokens, users } from "../db/schema";
+import { deviceLocations, devices, enrollmentTokens, locations, mobileAuthKeys, pollingTokens, users } from "../db/schema";
 import { AppError, badRequest, notFound } from "../errors";
 import { enrollmentSessionTimeout, enrollmentTokenTimeout, publicUrl, secret } from "../config";
 import { hmac, randomToken, safeEqual, sha256hex } from "../crypto";
@@ -20,7 +20,7 @@ import { assertKeyFree, insertNetworkDevice } from "../devices/network";
 import { deviceNameSchema } from "../devices/schema";
 import type { LocationRow } from "../locations/service";
 import type { NetworkDeviceCliInput } from "../devices/schema";
-import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, RegisterMfaFinishInput, RegisterMfaStartInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
+import type { ActivateUserInput, EnrollmentCreateDeviceInput, NetworkInfoInput, RegisterMfaFinishInput, RegisterMfaStartInput, RegisterMobileInput, StartUserEnrollmentInput, WelcomeTestInput } from "./schema";
 import { emailEnable, emailInit, totpEnable, totpInit } from "../mfa/service";
 import { desktopStartMail, enrollmentCompletedAdminMail, enrollmentStartMail, newDeviceMail, renderWelcome, welcomeMail, type WelcomeContext } from "./mail";
 import type { Mail } from "../mail/service";
@@ -71,6 +71,7 @@ export const MSG = {
   mfaEnabled: "Mfa already enabled on the account",
   totpInvalid: "Code invalid",
   emailInvalid: "Email code invalid",
+  mobileDeviceNotFound: "Device with given public key doesn't exist",
 } as const;
 
 const unauthorized = (msg: string) => new AppError(401, msg);
@@ -281,12 +282,28 @@ async function deviceNames(tx: Tx, userId: number): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
+/**
+ * Whether setting up MFA is part of the user's enrolment: the instance requires MFA for every
+ * account (settings.require_mfa), or a location the user may use (no allowed groups, or a member
+ * of one) lets devices in only after the built-in MFA (location_mfa_mode internal). defguard
+ * looks at every location of the instance; a location the user cannot reach asks nothing of them.
+ */
+export async function enrollmentMfaRequired(tx: Tx, userId: number, s: Pick<Settings, "requireMfa">): Promise<boolean> {
+  if (s.requireMfa) return true;
+  const r = await tx.execute<{ internal: boolean }>(sql`
+    select exists(
+      select 1 from locations l
+      where l.location_mfa_mode = 'internal' and (
+        not exists (select 1 from location_allowed_groups lg where lg.location_id = l.id)
+        or exists (select 1 from location_allowed_groups lg join group_users gu on gu.group_id = lg.group_id
+                   where lg.location_id = l.id and gu.user_id = ${userId}))) internal`);
+  return Boolean(r.rows[0]?.internal);
+}
+
 /** defguard proxy EnrollmentStartResponse. */
 async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date, s: Settings, forUser: boolean) {
   const admin = (t.adminId !== null ? await userRow(tx, t.adminId) : undefined) ?? (forUser ? undefined : user);
-  const [{ internal }] = (
-    await tx.execute<{ internal: boolean }>(sql`select exists(select 1 from locations where location_mfa_mode = 'internal') internal`)
-  ).rows;
+  const mfaRequired = await enrollmentMfaRequired(tx, user.id, s);
   return stripNulls({
     admin: admin ? { name: personName(admin), phone_number: admin.phone, email: admin.email } : null,
     user: {
@@ -308,8 +325,7 @@ async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date,
       only_client_activation: forUser ? s.onlyClientActivation : false,
       admin_device_management: forUser ? s.adminDeviceManagement : false,
       smtp_configured: smtpConfigured(s),
-      // As defguard: MFA is part of enrolment when a location enforces the built-in MFA.
-      mfa_required: Boolean(internal),
+      mfa_required: mfaRequired,
     },
   });
 }
@@ -740,4 +756,34 @@ export async function registerMfaFinish(sessionHash: string | null, input: Regis
     if (err instanceof AppError && err.status === 400) throw new AppError(400, err.field === "code" ? invalid : err.msg, err.field);
     throw err;
   }
+}
+
+// ------------------------------------------------------------------- defguard's mobile app
+
+/**
+ * POST /enrollment/register_mobile {auth_pub_key, device_pub_key}: during its enrolment session
+ * defguard's mobile app registers the Ed25519 key it will sign biometric MFA challenges with,
+ * for the device (WireGuard key) it just added. One key per device; a new registration replaces
+ * it. Unlike defguard, the device must belong to the session's user (another user's device
+ * answers as /network_info does).
+ */
+export async function registerMobileAuth(sessionHash: string | null, input: RegisterMobileInput, ip: string | null): Promise<void> {
+  await transaction(async (tx) => {
+    const t = await sessionToken(tx, hashOf(input.token, sessionHash));
+    const user = await userRow(tx, t.userId);
+    if (!user) throw unauthorized(MSG.invalidToken);
+    const [d] = await tx.select().from(devices).where(eq(devices.wireguardPubkey, input.device_pub_key));
+    if (!d || d.deviceType !== "user") throw badRequest(MSG.mobileDeviceNotFound, "device_pub_key");
+    if (d.userId !== t.userId) throw unauthorized(MSG.tokenNotForDevice);
+    await tx
+      .insert(mobileAuthKeys)
+      .values({ deviceId: d.id, pubKey: input.auth_pub_key })
+      .onConflictDoUpdate({ target: mobileAuthKeys.deviceId, set: { pubKey: input.auth_pub_key, createdAt: sql`now()` } });
+    await recordActivity(tx, { userId: user.id, username: user.username, ip }, {
+      event: "mobile_auth_registered",
+      module: "enrollment",
+      device: d.name,
+      description: `Mobile app key for biometric MFA registered for device ${d.name}`,
+    });
+  });
 }

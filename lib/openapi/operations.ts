@@ -31,6 +31,7 @@ import {
   registerMfaStartSchema,
   startUserEnrollmentSchema,
   welcomeTestSchema,
+  registerMobileSchema,
 } from "../enrollment/schema";
 import { clientMfaFinishSchema, clientMfaStartSchema } from "../clientmfa/schema";
 import { openidClientSchema, openidClientStateSchema } from "../oidc/schema";
@@ -248,6 +249,7 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/password-reset/reset", tag: "enrollment", access: "public", body: passwordResetResetSchema, summary: "defguard proxy: the new password for the reset session; the token is spent" },
   { method: "POST", path: "/client-mfa/start", tag: "enrollment", access: "public", body: clientMfaStartSchema, summary: "defguard proxy: start a desktop client's MFA login to an MFA location (method 0 TOTP, 1 e-mail, 2 OpenID) → {token}" },
   { method: "POST", path: "/client-mfa/finish", tag: "enrollment", access: "public", body: clientMfaFinishSchema, summary: "defguard proxy: finish the MFA login with its code → {preshared_key}; the device is a peer of the location until it stays without a handshake for peer_disconnect_threshold" },
+  { method: "POST", path: "/enrollment/register_mobile", tag: "enrollment", access: "public", body: registerMobileSchema, summary: "defguard proxy: defguard's mobile app registers its biometric MFA key (Ed25519, base64) for a device of the enrolling user; empty 200" },
 
   { method: "GET", path: "/network/gateways", tag: "gateways", access: "admin", summary: "Gateways of every location: {\"<location id>\": [GatewayState]}" },
   { method: "GET", path: "/network/{id}/gateways", tag: "gateways", access: "admin", summary: "Gateways of a location" },

@@ -86,6 +86,8 @@ const OUR_EVENTS = [
   "ldap_group_member_removed",
   "ldap_password_changed",
   "ldap_sync_failed",
+  // defguard 1.6 only logs it to its own log.
+  "mobile_auth_registered",
 ];
 
 let admin: Jar;

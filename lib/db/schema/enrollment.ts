@@ -48,3 +48,16 @@ export const pollingTokens = pgTable(
   },
   (t) => [index("polling_tokens_device_idx").on(t.deviceId)],
 );
+
+/**
+ * Keys defguard's mobile app registers for a device during its enrolment (POST
+ * /enrollment/register_mobile; defguard: biometric_auth): the public key (base64, 32 bytes) the
+ * app signs biometric MFA challenges with. One per device; a new registration replaces it.
+ */
+export const mobileAuthKeys = pgTable("mobile_auth_keys", {
+  deviceId: integer("device_id")
+    .primaryKey()
+    .references(() => devices.id, { onDelete: "cascade" }),
+  pubKey: text("pub_key").notNull(),
+  createdAt: timestamp("created_at", { withTimezone: true }).notNull().defaultNow(),
+});
