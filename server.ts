@@ -11,7 +11,7 @@ import { resolveSecrets, SecretsError, strictSecrets } from "./lib/secrets-file"
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
-import { registerEmbeddedDb } from "./lib/health/service";
+import { registerEmbeddedDb, setGatewaySideStarting } from "./lib/health/service";
 import { bootstrap } from "./lib/bootstrap";
 import { grpcHost, grpcPort } from "./lib/config";
 import { grpcTls, startGrpcServer, PROCESS_ID, type GrpcServerHandle } from "./lib/grpc/server";
@@ -108,31 +108,10 @@ async function main() {
     log('first start: created user "admin" with DEFGUARD_DEFAULT_ADMIN_PASSWORD');
   }
 
-  // Gateways: committed changes from every console process arrive by NOTIFY; the gRPC server
-  // serves Config/Updates/Stats on DEFGUARD_GRPC_PORT.
-  await startHub();
-  await resetStaleConnections(PROCESS_ID);
-  let grpc: GrpcServerHandle | null = null;
-  if (process.env.DEFGUARD_GRPC_DISABLED !== "1") {
-    const host = grpcHost();
-    try {
-      grpc = await startGrpcServer(host, grpcPort());
-      log(`gRPC (gateways, workers) listening on ${host}:${grpc.port} (${grpcTls() ? "TLS" : "plain text, no TLS"})`);
-    } catch (err) {
-      const reason = err instanceof Error ? err.message : String(err);
-      // A port the operator chose (or a TLS setup) must work; the default port may be taken on a shared machine.
-      if (process.env.DEFGUARD_GRPC_PORT || grpcTls()) throw new Error(`gRPC cannot listen on ${host}:${grpcPort()}: ${reason}`);
-      console.error(`[defguard] WARNING: gRPC cannot listen on ${host}:${grpcPort()} (${reason}); gateways cannot connect. Set DEFGUARD_GRPC_PORT.`);
-    }
-  }
-
-  const stopJobs = startJobs();
-  phase("gateways");
-
   const host = process.env.HOST || "0.0.0.0";
   const { handle, matcher } = await web!;
   registerDbMetrics();
-  phase("web app (rest)");
+  phase("web app");
   let stopping = false;
   const server = createServer((req, res) => {
     const requestId = observeRequest(req, res, matcher);
@@ -172,7 +151,40 @@ async function main() {
     if (embedded) await embedded.stop().catch(() => {});
     process.exit(1);
   });
-  server.listen(port, host, () => log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms: ${phases.join(", ")} ms)`));
+  // The gateway side starts once the console answers: gateways (and jobs) wait a moment longer
+  // on a restart, API clients do not. Committed changes from every console process arrive by
+  // NOTIFY; the gRPC server serves Config/Updates/Stats on DEFGUARD_GRPC_PORT. Its failures end
+  // the process as start-up failures do (main's catch).
+  let grpc: GrpcServerHandle | null = null;
+  let stopJobs: () => void = () => {};
+  setGatewaySideStarting(true);
+  const startGatewaySide = async () => {
+    const g0 = Date.now();
+    await startHub();
+    await resetStaleConnections(PROCESS_ID);
+    if (process.env.DEFGUARD_GRPC_DISABLED !== "1") {
+      const host = grpcHost();
+      try {
+        grpc = await startGrpcServer(host, grpcPort());
+        log(`gRPC (gateways, workers) listening on ${host}:${grpc.port} (${grpcTls() ? "TLS" : "plain text, no TLS"})`);
+      } catch (err) {
+        const reason = err instanceof Error ? err.message : String(err);
+        // A port the operator chose (or a TLS setup) must work; the default port may be taken on a shared machine.
+        if (process.env.DEFGUARD_GRPC_PORT || grpcTls()) throw new StartupError(`gRPC cannot listen on ${host}:${grpcPort()}: ${reason}`);
+        console.error(`[defguard] WARNING: gRPC cannot listen on ${host}:${grpcPort()} (${reason}); gateways cannot connect. Set DEFGUARD_GRPC_PORT.`);
+      }
+    }
+    if (!stopping) stopJobs = startJobs();
+    setGatewaySideStarting(false);
+    log(`gateway side and jobs started in ${Date.now() - g0} ms`);
+  };
+  await new Promise<void>((resolve) =>
+    server.listen(port, host, () => {
+      log(`console listening on http://localhost:${port} (ready in ${Date.now() - t0} ms: ${phases.join(", ")} ms)`);
+      resolve();
+    }),
+  );
+  const gatewaySide = startGatewaySide();
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (DEFGUARD_SHUTDOWN_TIMEOUT),
   // end the gateways' update streams (they reconnect, through a load balancer to another
@@ -187,6 +199,8 @@ async function main() {
       process.exit(1);
     }, budget + 10_000);
     force.unref();
+    // A gateway side still starting finishes first, so its parts are stopped below.
+    await gatewaySide.catch(() => {});
     stopJobs();
     stopIdleGc();
     const unfinished = await drainHttp(server, budget);
@@ -200,6 +214,7 @@ async function main() {
   };
   process.on("SIGINT", () => void stop("SIGINT"));
   process.on("SIGTERM", () => void stop("SIGTERM"));
+  await gatewaySide;
 }
 
 let embeddedForExit: EmbeddedDb | null = null;

@@ -7,11 +7,24 @@ interface EmbeddedState {
 }
 
 // Kept on globalThis: server.ts and the route bundles Next.js compiles are separate module graphs.
-const g = globalThis as unknown as { __defguardEmbeddedDb?: EmbeddedState };
+const g = globalThis as unknown as { __defguardEmbeddedDb?: EmbeddedState; __defguardGatewaySideStarting?: boolean };
 
 /** server.ts registers the embedded server it supervises, so health knows when it is restarting. */
 export function registerEmbeddedDb(db: EmbeddedState | null): void {
   g.__defguardEmbeddedDb = db ?? undefined;
+}
+
+/**
+ * server.ts starts the gateway side (event listener, gRPC server, jobs) right after the console
+ * starts answering; until it is up, health says "starting" (503), so a load balancer or a test
+ * that waits for health also finds gateways able to connect. API requests are served meanwhile.
+ */
+export function setGatewaySideStarting(starting: boolean): void {
+  g.__defguardGatewaySideStarting = starting;
+}
+
+export function gatewaySideStarting(): boolean {
+  return g.__defguardGatewaySideStarting === true;
 }
 
 /**
