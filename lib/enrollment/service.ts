@@ -287,6 +287,8 @@ async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date,
   const [{ internal }] = (
     await tx.execute<{ internal: boolean }>(sql`select exists(select 1 from locations where location_mfa_mode = 'internal') internal`)
   ).rows;
+  // The enterprise settings in force (the defaults while enterprise features are not available).
+  const e = await readEnterpriseSettings(tx);
   return stripNulls({
     admin: admin ? { name: personName(admin), phone_number: admin.phone, email: admin.email } : null,
     user: {
@@ -305,8 +307,8 @@ async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date,
     instance: await instanceInfo(tx, user.username),
     settings: {
       vpn_setup_optional: forUser ? s.enrollmentVpnStepOptional : true,
-      only_client_activation: forUser ? s.onlyClientActivation : false,
-      admin_device_management: forUser ? s.adminDeviceManagement : false,
+      only_client_activation: forUser ? e.only_client_activation : false,
+      admin_device_management: forUser ? e.admin_device_management : false,
       smtp_configured: smtpConfigured(s),
       // As defguard: MFA is part of enrolment when a location enforces the built-in MFA.
       mfa_required: Boolean(internal),
@@ -380,8 +382,8 @@ export async function startDesktopActivation(
   caller: { isAdmin: boolean },
 ): Promise<UserToken> {
   const s = await getSettings();
-  // As defguard (CanManageDevices): with admin-only device management users cannot do it themselves.
-  if (!caller.isAdmin && s.adminDeviceManagement) throw new AppError(403, MSG.adminOnly);
+  // As defguard (CanManageDevices): with admin-only device management (in force) users cannot do it themselves.
+  if (!caller.isAdmin && (await readEnterpriseSettings()).admin_device_management) throw new AppError(403, MSG.adminOnly);
   return transaction(async (tx) => {
     const u = await lockUserByName(tx, username);
     if (!u.isActive) throw badRequest(MSG.userDisabled);
