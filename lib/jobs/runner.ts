@@ -12,7 +12,8 @@ import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { aclExpiryInterval } from "../config";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
-import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
+import { pruneOutbox, setStreamGate, startOutboxWorker } from "../outbox/worker";
+import { streamDeliveryAllowed } from "../webhooks/streams";
 import { directorySyncJob } from "../extid/directory/sync";
 import { ldapSyncJob } from "../ldap/sync";
 
@@ -81,6 +82,8 @@ export async function runJobOnce(job: Pick<Job, "id" | "name" | "everyMs" | "run
 export function startJobs(): () => void {
   // Webhook and log-stream deliveries: not an interval job (claims with SKIP LOCKED share the
   // work between processes; lib/outbox/worker.ts), started and stopped with the jobs.
+  // Log streams are an enterprise feature: their delivery pauses while it is unavailable.
+  setStreamGate(streamDeliveryAllowed);
   const stopOutbox = startOutboxWorker();
   const timers = jobs().map((job) =>
     setInterval(() => {

@@ -10,6 +10,7 @@ import { addYubiKeyKeys, normaliseKey } from "../authkeys/service";
 import { ISSUER, signJwt, verifyJwt } from "../gateways/jwt";
 import { grpcUrl } from "../gateways/service";
 import { parseId } from "../validation";
+import { entitlement, licenceRequiredMessage } from "../enterprise/service";
 import type { WorkerJobInput } from "./schema";
 
 /**
@@ -49,7 +50,19 @@ export function isWorkerToken(token: string): boolean {
 
 // ------------------------------------------------------------------------------- gRPC side
 
-export type WorkerCallResult<T> = { ok: true; value: T } | { ok: false; code: "ALREADY_EXISTS" | "NOT_FOUND" | "INVALID_ARGUMENT"; details: string };
+export type WorkerCallResult<T> = { ok: true; value: T } | { ok: false; code: "ALREADY_EXISTS" | "NOT_FOUND" | "INVALID_ARGUMENT" | "PERMISSION_DENIED"; details: string };
+
+/**
+ * The licence gate of the worker gRPC calls (RegisterWorker, GetJob, SetJobDone): provisioning is
+ * an enterprise feature, so while enterprise features are unavailable every call answers
+ * PERMISSION_DENIED saying why, and nothing changes (workers, jobs and results stay as they are;
+ * a pending job is handed out again once the licence allows). Null when calls may go on.
+ */
+export async function workerCallRefusal(): Promise<Extract<WorkerCallResult<never>, { ok: false }> | null> {
+  const e = await entitlement();
+  if (e.enterprise) return null;
+  return { ok: false, code: "PERMISSION_DENIED", details: `YubiKey provisioning is paused: ${licenceRequiredMessage(e)}` };
+}
 
 const validWorkerId = (id: string) => typeof id === "string" && id.trim().length > 0 && id.length <= 64;
 
