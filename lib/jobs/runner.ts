@@ -16,6 +16,7 @@ import { pruneOutbox, setStreamGate, startOutboxWorker } from "../outbox/worker"
 import { streamDeliveryAllowed } from "../webhooks/streams";
 import { directorySyncJob } from "../extid/directory/sync";
 import { ldapSyncJob } from "../ldap/sync";
+import { pruneProvisioning } from "../provisioning/service";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -54,6 +55,8 @@ const jobs = (): Job[] => [
   { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
   // Samples into the per-device hourly rollup (stats_hour), a few seconds behind the ingest.
   { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
+  // YubiKey provisioning: finished jobs and stations not seen for N days (docs/gateway-protocol.md).
+  { id: 7_241_009, name: "provisioning-retention", everyMs: 3_600_000, run: pruneProvisioning },
 ];
 
 /**
