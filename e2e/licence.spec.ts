@@ -1,7 +1,8 @@
 /**
  * Licence end to end: Settings → Enterprise features shows the test licence the global setup
  * entered, refuses a tampered key on its field; without a licence and over the free tier an
- * enterprise screen (Access Control) opens the upgrade dialog naming what is exceeded. The
+ * enterprise screen (Access Control) opens the upgrade dialog naming what is exceeded, and the
+ * enterprise settings are shown read-only as not in force. The
  * licence is put back afterwards (the server is shared by every spec).
  */
 import { expect, test } from "@playwright/test";
@@ -38,6 +39,10 @@ test("over the free tier without a licence, Access Control opens the upgrade dia
     await dialog.getByTestId("upgrade-enter-licence").click();
     await expect(page).toHaveURL(/\/settings\?tab=enterprise/);
     await expect(page.getByTestId("licence-state")).toHaveText("No licence");
+    // The enterprise settings are kept but not in force: shown read-only, with a notice and no save bar.
+    await expect(page.getByTestId("enterprise-settings-not-in-force")).toBeVisible();
+    await expect(page.getByTestId("setting-admin-device-management")).toBeDisabled();
+    await expect(page.getByTestId("enterprise-settings-save")).toHaveCount(0);
   } finally {
     await api.ok(api.patch("/api/v1/settings", { license: before.license }));
     await api.dispose();

@@ -107,3 +107,18 @@ export function trustProxy(): boolean {
 export function trustedProxyHops(): number {
   return positiveInt("DEFGUARD_TRUSTED_PROXY_HOPS", 1);
 }
+
+/**
+ * Provisioning clean-up (lib/provisioning, job "provisioning-retention"): finished YubiKey
+ * provisioning jobs are removed this many days after they finished, and stations not heard from
+ * for this many days are forgotten (defaults 30 and 30; `0` keeps them forever).
+ */
+export function provisioningRetentionDays(): { jobs: number; workers: number } {
+  const days = (name: string) => {
+    const raw = process.env[name];
+    if (raw === undefined || raw.trim() === "") return 30;
+    const n = Number(raw);
+    return Number.isInteger(n) && n >= 0 ? n : 30;
+  };
+  return { jobs: days("DEFGUARD_PROVISIONING_JOB_RETENTION_DAYS"), workers: days("DEFGUARD_PROVISIONING_WORKER_RETENTION_DAYS") };
+}

@@ -195,7 +195,7 @@ function ProfileBody({ user, self, admin }: ProfileBodyProps) {
         </Card>
       )}
       <UserDevices username={user.username} self={self} />
-      <AuthKeysSection username={user.username} />
+      <AuthKeysSection username={user.username} admin={admin} />
       {/* API tokens are for admins only: an admin viewing an admin's profile (their own included). */}
       {admin && user.is_admin && <ApiTokensSection username={user.username} />}
       <ChangePasswordDialog user={user} self={self} open={passwordOpen} onOpenChange={setPasswordOpen} />

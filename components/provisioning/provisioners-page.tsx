@@ -2,11 +2,11 @@
 
 import { useState } from "react";
 import { useTranslations } from "next-intl";
-import { useForm } from "react-hook-form";
+import { Controller, useForm } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { queryOptions, useQuery, useQueryClient } from "@tanstack/react-query";
 import { KeyRound, Trash2 } from "lucide-react";
-import { api, apiRequest, ApiBadRequestError } from "@/lib/api/client";
+import { api } from "@/lib/api/client";
 import { workerJobSchema, type WorkerJobInput } from "@/lib/provisioning/schema";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
@@ -14,91 +14,77 @@ import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { CodeBlock, type CodeBlockLabels } from "@/components/ui/code-block";
 import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { Field } from "@/components/ui/field";
-import { Input } from "@/components/ui/input";
 import { PageHeader } from "@/components/ui/page-header";
 import { Skeleton } from "@/components/ui/skeleton";
 import { toast } from "@/components/ui/toaster";
 import { useSubmit } from "@/components/ui/use-submit";
 import { useServerError } from "@/components/users/server-errors";
+import { UserPicker, type PickedUser } from "@/components/locations/wizard/user-picker";
+import { useProvisionJob, WorkerPicker, workersQuery, type Worker } from "./shared";
 
-interface Worker {
-  id: string;
-  ip: string;
-  connected: boolean;
-}
+/** The provisioning station's docker command (the worker image reads the token, its name and the gRPC address). */
+export const dockerCommand = (token: string, grpcUrl: string) =>
+  `docker run --privileged ghcr.io/defguard/yubikey-provision:main -t ${token} --id <WORKER_NAME> --grpc ${grpcUrl}`;
 
-const workersQuery = queryOptions({
-  queryKey: ["workers"],
-  queryFn: ({ signal }) => api.get<Worker[]>("/worker", { signal }),
-  refetchInterval: 5_000,
-});
 const tokenQuery = queryOptions({
   queryKey: ["worker-token"],
   queryFn: ({ signal }) => api.get<{ token: string; grpc_url: string }>("/worker/token", { signal }),
   staleTime: Infinity,
 });
 
-/** The provisioning station's docker command (the worker image reads the token, its name and the gRPC address). */
-export const dockerCommand = (token: string, grpcUrl: string) =>
-  `docker run --privileged ghcr.io/defguard/yubikey-provision:main -t ${token} --id <WORKER_NAME> --grpc ${grpcUrl}`;
-
-type JobState = { state: "pending" } | { state: "done"; serial: string } | { state: "failed"; message: string };
-
-/** Poll GET /worker/{job}: null while pending, {success, serial} when done, 404 {message} when failed. */
-async function jobState(id: number): Promise<JobState> {
-  try {
-    const r = await apiRequest<{ success: boolean; serial: string } | null>("GET", `/worker/${id}`);
-    return r.data ? { state: "done", serial: r.data.serial ?? "" } : { state: "pending" };
-  } catch (err) {
-    if (err instanceof ApiBadRequestError && err.status === 404) return { state: "failed", message: err.message };
-    throw err;
-  }
-}
-
-function ProvisionCard({ workers }: { workers: Worker[] }) {
+function ProvisionCard({ workers, loading }: { workers: Worker[]; loading: boolean }) {
   const t = useTranslations("provisioners.provision");
   const serverError = useServerError();
-  const [job, setJob] = useState<number | null>(null);
+  const job = useProvisionJob();
+  // The chosen user as the picker shows it; the form holds the username.
+  const [picked, setPicked] = useState<PickedUser | null>(null);
   const form = useForm<WorkerJobInput>({ resolver: zodResolver(workerJobSchema), defaultValues: { worker: "", username: "" } });
-  const status = useQuery({
-    queryKey: ["worker-job", job],
-    queryFn: () => jobState(job!),
-    enabled: job !== null,
-    refetchInterval: (q) => (q.state.data?.state === "pending" || !q.state.data ? 2_000 : false),
-  });
   const save = useSubmit(form, {
     mutationFn: (v) => api.post<{ id: number }>("/worker/job", v),
     success: () => t("started"),
-    onSuccess: (r) => setJob(r.id),
+    onSuccess: (r) => job.start(r.id),
     errorText: serverError,
     failure: t("failed"),
   });
-  const s = status.data;
+  const s = job.state;
   return (
     <Card>
       <CardHeader title={t("title")} description={t("description")} />
       <CardBody>
         <form noValidate onSubmit={save.onSubmit} className="flex flex-col gap-3 sm:flex-row sm:items-end" data-testid="provision-form">
-          <Field label={t("worker")} error={save.errorOf("worker")} className="flex-1">
-            <Input list="provision-workers" data-testid="provision-worker" {...form.register("worker")} />
+          <Field label={t("worker")} error={save.errorOf("worker")} className="min-w-0 flex-1">
+            <Controller
+              control={form.control}
+              name="worker"
+              render={({ field }) => <WorkerPicker value={field.value} onChange={field.onChange} workers={workers} loading={loading} data-testid="provision-worker" />}
+            />
           </Field>
-          <datalist id="provision-workers">
-            {workers.map((w) => (
-              <option key={w.id} value={w.id} />
-            ))}
-          </datalist>
-          <Field label={t("username")} error={save.errorOf("username")} className="flex-1">
-            <Input data-testid="provision-username" {...form.register("username")} />
+          <Field label={t("username")} error={save.errorOf("username")} className="min-w-0 flex-1">
+            <Controller
+              control={form.control}
+              name="username"
+              render={({ field }) => (
+                <UserPicker
+                  value={picked}
+                  onChange={(u) => {
+                    setPicked(u);
+                    field.onChange(u?.username ?? "");
+                  }}
+                  aria-label={t("username")}
+                  data-testid="provision-username"
+                />
+              )}
+            />
           </Field>
           <Button type="submit" loading={save.pending} data-testid="provision-start">
             <KeyRound aria-hidden />
             {t("start")}
           </Button>
         </form>
-        {job !== null && (
+        {job.job !== null && (
           <p className="mt-3 text-sm" data-testid="provision-status" data-state={s?.state ?? "pending"}>
             {!s || s.state === "pending" ? (
-              <Badge tone="info">{t("inProgress", { job })}</Badge>
+              <Badge tone="info">{t("inProgress", { job: job.job })}</Badge>
             ) : s.state === "done" ? (
               <Badge tone="success">{t("done", { serial: s.serial })}</Badge>
             ) : (
@@ -170,7 +156,7 @@ export function ProvisionersPage() {
           ],
         }}
       />
-      <ProvisionCard workers={workers.data ?? []} />
+      <ProvisionCard workers={workers.data ?? []} loading={workers.isLoading} />
       <Card>
         <CardHeader title={t("docker.title")} description={t("docker.description")} />
         <CardBody>

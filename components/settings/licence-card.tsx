@@ -17,9 +17,10 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { Textarea } from "@/components/ui/textarea";
 import { useSubmit } from "@/components/ui/use-submit";
 import { useServerError } from "@/components/users/server-errors";
-import { appInfoQuery, settingsQuery } from "./queries";
+import { appInfoQuery, enterpriseSettingsQuery, settingsQuery, type EnterpriseSettingsBody } from "./queries";
 
-type LicenceBody = Awaited<ReturnType<typeof licenceDetails>>;
+/** GET /license: the licence, plus the enterprise settings as stored and whether they are in force. */
+export type LicenceBody = Awaited<ReturnType<typeof licenceDetails>> & { enterprise_settings: { in_force: boolean; stored: EnterpriseSettingsBody } };
 
 export const licenceQuery = queryOptions({
   queryKey: ["license"],
@@ -45,7 +46,7 @@ export function LicenceCard() {
   const form = useForm<LicenceForm>({ resolver: zodResolver(licenceFormSchema), defaultValues: { license: "" } });
 
   const refresh = () =>
-    Promise.all([licenceQuery, appInfoQuery, settingsQuery].map((q) => client.invalidateQueries({ queryKey: q.queryKey })));
+    Promise.all([licenceQuery, appInfoQuery, settingsQuery, enterpriseSettingsQuery].map((q) => client.invalidateQueries({ queryKey: q.queryKey })));
 
   const save = useSubmit(form, {
     mutationFn: (v) => api.patch("/settings", { license: v.license }),

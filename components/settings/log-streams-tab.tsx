@@ -167,9 +167,16 @@ export function LogStreamsTab() {
       skeleton: "w-10",
       cellClassName: "tabular-nums",
       cell: (s) => (
-        <Badge tone={s.status.backlog > 0 ? "warning" : "success"} data-testid="log-stream-backlog">
-          {s.status.backlog}
-        </Badge>
+        <span className="inline-flex items-center gap-1">
+          <Badge tone={s.status.backlog > 0 ? "warning" : "success"} data-testid="log-stream-backlog">
+            {s.status.backlog}
+          </Badge>
+          {s.status.paused && (
+            <Badge tone="warning" title={s.status.paused} data-testid="log-stream-paused">
+              {t("paused")}
+            </Badge>
+          )}
+        </span>
       ),
     },
     {
@@ -177,7 +184,11 @@ export function LogStreamsTab() {
       skeleton: "w-32",
       cellClassName: "max-w-0 w-[30%]",
       cell: (s) =>
-        s.status.last_error ? (
+        s.status.paused ? (
+          <p className="truncate text-xs text-warning" title={s.status.paused} data-testid="log-stream-paused-reason">
+            {t("pausedHint")}
+          </p>
+        ) : s.status.last_error ? (
           <p className="truncate text-xs text-error" title={s.status.last_error} data-testid="log-stream-error">
             {s.status.last_error}
           </p>

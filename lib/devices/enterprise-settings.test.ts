@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GET as enterpriseGet, PATCH as enterprisePatch } from "@/app/api/v1/settings_enterprise/route";
-import { call, createUser, query, signIn, type Jar } from "@/tests/helpers";
+import { GET as licenseGet } from "@/app/api/v1/license/route";
+import { call, createUser, query, setLicence, signIn, testLicence, type Jar } from "@/tests/helpers";
 import { api, mkLocation, newKey } from "@/tests/wireguard-fixtures";
 
 let admin: Jar;
@@ -154,5 +155,101 @@ describe("client_traffic_policy in generated configs", () => {
     const res = await api.createNetworkDevice(admin, { name: "policy-netdev", description: null, location_id: locationId, wireguard_pubkey: newKey(), assigned_ips: ["198.51.100.77"] });
     expect(res.status, res.text).toBe(201);
     expect(allowedLine(res.json.config.config)).toBe("AllowedIPs = 0.0.0.0/0, ::/0");
+  });
+});
+
+describe("while enterprise features are not available (no licence, over the free tier)", () => {
+  const allowedLine = (config: string) => config.split("\n").find((l) => l.startsWith("AllowedIPs"));
+  const STORED = { admin_device_management: true, client_traffic_policy: "force_all_traffic", only_client_activation: true };
+  const DEFAULTS = { admin_device_management: false, client_traffic_policy: "none", only_client_activation: false };
+  const userCount = async () => (await query<{ n: number }>("select count(*)::int n from users"))[0].n;
+  const stored = async () =>
+    (await query("select admin_device_management, client_traffic_policy, only_client_activation from settings where id = 1"))[0];
+
+  /** Every rule of the three settings, checked through the API as the plain user. */
+  async function enforcement() {
+    const made = await api.createDevice(user, "ent-user", { name: `probe-${Math.random().toString(36).slice(2, 8)}`, wireguard_pubkey: newKey() });
+    if (made.status !== 201) return { add: made.status, config: null, allowed: null };
+    const download = await api.deviceConfig(user, locationId, made.json.device.id);
+    const cfg = made.json.configs.find((c: { network_id: number }) => c.network_id === locationId);
+    await api.deleteDevice(admin, made.json.device.id);
+    return { add: made.status, config: download.status, allowed: allowedLine(cfg.config) };
+  }
+
+  it("the stored values are kept but the defaults apply; a licence, or usage back under the limits, restores them", async () => {
+    // Start under every free limit (earlier tests left devices and a second location).
+    await query("delete from devices");
+    await query("delete from locations where id <> $1", [locationId]);
+    await setEnterprise(STORED);
+    // In force with the template's licence: users may not add devices.
+    expect((await call(enterpriseGet, { jar: user })).json).toEqual(STORED);
+    expect((await enforcement()).add).toBe(403);
+
+    await setLicence(null);
+    const extra: string[] = [];
+    try {
+      // Under the free tier without a licence: enterprise for free, still enforced.
+      expect(await userCount()).toBeLessThanOrEqual(5);
+      expect((await call(enterpriseGet, { jar: user })).json).toEqual(STORED);
+      expect((await enforcement()).add).toBe(403);
+
+      while ((await userCount()) <= 5) {
+        const name = `ent-over${extra.length}`;
+        await createUser({ username: name });
+        extra.push(name);
+      }
+      // Over the free tier: GET says the defaults, the API follows them, the stored row is untouched.
+      expect((await call(enterpriseGet, { jar: user })).json).toEqual(DEFAULTS);
+      expect((await call(enterpriseGet, { jar: admin })).json).toEqual(DEFAULTS);
+      expect(await enforcement()).toEqual({ add: 201, config: 200, allowed: "AllowedIPs = 203.0.113.0/24" });
+      expect(await stored()).toEqual(STORED);
+      const lic = await call(licenseGet, { jar: admin });
+      expect(lic.json.enterprise).toBe(false);
+      expect(lic.json.enterprise_settings).toEqual({ in_force: false, stored: STORED });
+      // Changing them is an enterprise feature: refused, nothing changes.
+      const patch = await call(enterprisePatch, { method: "PATCH", path: "/api/v1/settings_enterprise", jar: admin, body: { only_client_activation: false } });
+      expect(patch.status).toBe(403);
+      expect(patch.json.code).toBe("license_required");
+      expect(await stored()).toEqual(STORED);
+
+      // A valid licence: the stored values apply again.
+      await setLicence(testLicence());
+      expect((await call(enterpriseGet, { jar: user })).json).toEqual(STORED);
+      expect((await enforcement()).add).toBe(403);
+      expect((await call(licenseGet, { jar: admin })).json.enterprise_settings).toEqual({ in_force: true, stored: STORED });
+
+      // Without a licence again, but back under the free tier: enforced again.
+      await setLicence(null);
+      expect((await enforcement()).add).toBe(201);
+      await query("delete from users where username = any($1)", [extra]);
+      expect((await call(enterpriseGet, { jar: user })).json).toEqual(STORED);
+      const again = await api.createDevice(user, "ent-user", { name: "under-again", wireguard_pubkey: newKey() });
+      expect(again.status).toBe(403);
+    } finally {
+      await query("delete from users where username = any($1)", [extra]);
+      await setLicence(testLicence());
+    }
+  });
+
+  it("an expired licence over the free tier falls back to the defaults too, and configs follow the location again", async () => {
+    await setEnterprise({ client_traffic_policy: "force_all_traffic" });
+    const made = await api.createDevice(admin, "ent-user", { name: "expired-probe", wireguard_pubkey: newKey() });
+    const id = made.json.device.id as number;
+    expect(allowedLine((await api.deviceConfig(admin, locationId, id)).text)).toBe("AllowedIPs = 0.0.0.0/0, ::/0");
+    await setLicence(testLicence({ validUntil: -30 }));
+    const extra: string[] = [];
+    try {
+      while ((await userCount()) <= 5) {
+        const name = `ent-exp${extra.length}`;
+        await createUser({ username: name });
+        extra.push(name);
+      }
+      expect(allowedLine((await api.deviceConfig(admin, locationId, id)).text)).toBe("AllowedIPs = 203.0.113.0/24");
+      expect((await call(enterpriseGet, { jar: admin })).json.client_traffic_policy).toBe("none");
+    } finally {
+      await query("delete from users where username = any($1)", [extra]);
+      await setLicence(testLicence());
+      await api.deleteDevice(admin, id);
+    }
   });
 });

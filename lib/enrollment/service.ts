@@ -304,6 +304,8 @@ export async function enrollmentMfaRequired(tx: Tx, userId: number, s: Pick<Sett
 async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date, s: Settings, forUser: boolean) {
   const admin = (t.adminId !== null ? await userRow(tx, t.adminId) : undefined) ?? (forUser ? undefined : user);
   const mfaRequired = await enrollmentMfaRequired(tx, user.id, s);
+  // The enterprise settings in force (the defaults while enterprise features are not available).
+  const e = await readEnterpriseSettings(tx);
   return stripNulls({
     admin: admin ? { name: personName(admin), phone_number: admin.phone, email: admin.email } : null,
     user: {
@@ -322,8 +324,8 @@ async function startResponse(tx: Tx, t: TokenRow, user: UserRow, deadline: Date,
     instance: await instanceInfo(tx, user.username),
     settings: {
       vpn_setup_optional: forUser ? s.enrollmentVpnStepOptional : true,
-      only_client_activation: forUser ? s.onlyClientActivation : false,
-      admin_device_management: forUser ? s.adminDeviceManagement : false,
+      only_client_activation: forUser ? e.only_client_activation : false,
+      admin_device_management: forUser ? e.admin_device_management : false,
       smtp_configured: smtpConfigured(s),
       mfa_required: mfaRequired,
     },
@@ -396,8 +398,8 @@ export async function startDesktopActivation(
   caller: { isAdmin: boolean },
 ): Promise<UserToken> {
   const s = await getSettings();
-  // As defguard (CanManageDevices): with admin-only device management users cannot do it themselves.
-  if (!caller.isAdmin && s.adminDeviceManagement) throw new AppError(403, MSG.adminOnly);
+  // As defguard (CanManageDevices): with admin-only device management (in force) users cannot do it themselves.
+  if (!caller.isAdmin && (await readEnterpriseSettings()).admin_device_management) throw new AppError(403, MSG.adminOnly);
   return transaction(async (tx) => {
     const u = await lockUserByName(tx, username);
     if (!u.isActive) throw badRequest(MSG.userDisabled);

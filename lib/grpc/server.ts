@@ -9,7 +9,7 @@ import { register, subscribe, type WireUpdate } from "../gateways/hub";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
 import { describeError } from "../log-errors";
-import { isWorkerToken, jobDone, nextJob, registerWorker, type JobStatusMessage, type WorkerCallResult } from "../provisioning/service";
+import { isWorkerToken, jobDone, nextJob, registerWorker, workerCallRefusal, type JobStatusMessage, type WorkerCallResult } from "../provisioning/service";
 
 export { loadProtos };
 
@@ -256,35 +256,43 @@ function answer<T>(cb: grpc.sendUnaryData<unknown>, r: WorkerCallResult<T>, valu
   cb({ code: grpc.status[r.code], details: r.details });
 }
 
+/**
+ * One worker call: the worker token, then the licence gate (PERMISSION_DENIED while enterprise
+ * features are unavailable, nothing changed), then the call itself.
+ */
+function workerCall<T>(kind: string, call: { metadata: grpc.Metadata; getPeer(): string }, cb: grpc.sendUnaryData<unknown>, run: () => Promise<WorkerCallResult<T>>, value: (v: T) => unknown) {
+  if (!workerAuthorised(kind, call)) return cb(workerRefused);
+  workerCallRefusal()
+    .then(async (refusal) => {
+      if (refusal) {
+        console.warn(`[grpc] worker ${kind}: refused call from ${call.getPeer()}: ${refusal.details}`);
+        return answer(cb, refusal, value);
+      }
+      answer(cb, await run(), value);
+    })
+    .catch((err) => {
+      console.error(`[grpc] ${kind} failed:`, describeError(err));
+      cb(internal);
+    });
+}
+
 const workerService: grpc.UntypedServiceImplementation = {
   RegisterWorker(call: grpc.ServerUnaryCall<{ id: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    if (!workerAuthorised("RegisterWorker", call)) return cb(workerRefused);
-    registerWorker(call.request.id, peerIp(call.getPeer())).then(
-      (r) => answer(cb, r, () => ({})),
-      (err) => {
-        console.error("[grpc] RegisterWorker failed:", describeError(err));
-        cb(internal);
-      },
-    );
+    workerCall("RegisterWorker", call, cb, () => registerWorker(call.request.id, peerIp(call.getPeer())), () => ({}));
   },
   GetJob(call: grpc.ServerUnaryCall<{ id: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    if (!workerAuthorised("GetJob", call)) return cb(workerRefused);
-    nextJob(call.request.id, peerIp(call.getPeer())).then(
-      (r) => answer(cb, r, (job) => job),
-      (err) => {
-        console.error("[grpc] GetJob failed:", describeError(err));
-        cb(internal);
-      },
-    );
+    workerCall("GetJob", call, cb, () => nextJob(call.request.id, peerIp(call.getPeer())), (job) => job);
   },
   SetJobDone(call: grpc.ServerUnaryCall<JobStatusMessage, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    if (!workerAuthorised("SetJobDone", call)) return cb(workerRefused);
-    jobDone(call.request, peerIp(call.getPeer())).then(
-      () => cb(null, {}),
-      (err) => {
-        console.error("[grpc] SetJobDone failed:", describeError(err));
-        cb(internal);
+    workerCall(
+      "SetJobDone",
+      call,
+      cb,
+      async () => {
+        await jobDone(call.request, peerIp(call.getPeer()));
+        return { ok: true as const, value: null };
       },
+      () => ({}),
     );
   },
 };

@@ -12,9 +12,11 @@ import { pruneExpired as pruneOidcPayloads } from "../oidc/adapter";
 import { aclExpiryInterval } from "../config";
 import { describeError } from "../log-errors";
 import { metrics } from "../metrics";
-import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
+import { pruneOutbox, setStreamGate, startOutboxWorker } from "../outbox/worker";
+import { streamDeliveryAllowed } from "../webhooks/streams";
 import { directorySyncJob } from "../extid/directory/sync";
 import { ldapSyncJob } from "../ldap/sync";
+import { pruneProvisioning } from "../provisioning/service";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -53,6 +55,8 @@ const jobs = (): Job[] => [
   { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
   // Samples into the per-device hourly rollup (stats_hour), a few seconds behind the ingest.
   { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
+  // YubiKey provisioning: finished jobs and stations not seen for N days (docs/gateway-protocol.md).
+  { id: 7_241_009, name: "provisioning-retention", everyMs: 3_600_000, run: pruneProvisioning },
 ];
 
 /**
@@ -81,6 +85,8 @@ export async function runJobOnce(job: Pick<Job, "id" | "name" | "everyMs" | "run
 export function startJobs(): () => void {
   // Webhook and log-stream deliveries: not an interval job (claims with SKIP LOCKED share the
   // work between processes; lib/outbox/worker.ts), started and stopped with the jobs.
+  // Log streams are an enterprise feature: their delivery pauses while it is unavailable.
+  setStreamGate(streamDeliveryAllowed);
   const stopOutbox = startOutboxWorker();
   const timers = jobs().map((job) =>
     setInterval(() => {

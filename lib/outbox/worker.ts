@@ -54,12 +54,13 @@ type Claimed = {
   attempts: number;
 };
 
-/** Claim due heads (and the rows queued after them) for up to `targets` targets. */
-async function claim(token: string, targets: number): Promise<Map<string, Claimed[]>> {
+/** Claim due heads (and the rows queued after them) for up to `targets` targets; log-stream rows only when `streams`. */
+async function claim(token: string, targets: number, streams: boolean): Promise<Map<string, Claimed[]>> {
   const r = await getLazyCommitDb().execute<Claimed>(sql`
     with targets as (
       select 'webhook'::text kind, id target_id from webhooks where enabled
-      union all select 'stream', id from activity_log_streams
+      -- Log streams paused (enterprise features unavailable): their rows stay queued.
+      union all select 'stream', id from activity_log_streams where ${streams}
     ), heads as (
       -- One index probe per target (outbox_pending_idx), whatever the backlog: a failing
       -- receiver's thousands of pending rows are never scanned by every pass.
@@ -191,22 +192,67 @@ async function sendStreamRows(targetId: number, rows: Claimed[], token: string):
   return rows.length;
 }
 
+/**
+ * Whether log-stream rows may be sent: log streaming is an enterprise feature, so the composition
+ * layer (lib/jobs/runner.ts) installs lib/webhooks/streams.ts's check here (this foundation
+ * module knows no licence). While it says no, stream rows are neither claimed nor attempted:
+ * they stay pending (the backlog grows, nothing is lost or given up) and go out in order once it
+ * says yes again. Unset (a process that never installed it): streams are sent.
+ */
+export type StreamGate = () => Promise<boolean>;
+
 // On globalThis: server.ts and the route bundles Next.js compiles are separate module graphs in
 // one process and must share one worker.
-type WorkerState = { timer?: NodeJS.Timeout; running: boolean; again: boolean; stopped: boolean; inflight: Set<string> };
+type WorkerState = {
+  timer?: NodeJS.Timeout;
+  running: boolean;
+  again: boolean;
+  stopped: boolean;
+  inflight: Set<string>;
+  streamGate?: StreamGate;
+  /** The gate's last answer and when (the periodic passes ask at most every GATE_TTL_MS). */
+  gateCache?: { open: boolean; at: number };
+};
 const g = globalThis as unknown as { __defguardOutbox?: WorkerState };
 const state = (g.__defguardOutbox ??= { running: false, again: false, stopped: true, inflight: new Set() });
 const inflight = state.inflight;
+const GATE_TTL_MS = 2000;
+
+export function setStreamGate(gate: StreamGate | null): void {
+  state.streamGate = gate ?? undefined;
+  state.gateCache = undefined;
+}
+
+/**
+ * Ask the stream gate (answers younger than `maxAgeMs` are reused). When it opens again after
+ * being closed, the paused rows get a fresh give-up deadline: a pause must not make them expire.
+ */
+async function streamsOpen(maxAgeMs: number): Promise<boolean> {
+  if (!state.streamGate) return true;
+  const cached = state.gateCache;
+  if (cached && Date.now() - cached.at < maxAgeMs) return cached.open;
+  const open = await state.streamGate();
+  state.gateCache = { open, at: Date.now() };
+  if (open && cached && !cached.open) await extendPausedStreams();
+  return open;
+}
+
+/** Paused stream rows get at least the usual 24 hours from now to be delivered. */
+export async function extendPausedStreams(): Promise<void> {
+  await getDb().execute(sql`
+    update outbox set give_up_at = now() + interval '24 hours'
+     where kind = 'stream' and state = 'pending' and give_up_at < now() + interval '24 hours'`);
+}
 
 /**
  * One pass: claim what is due for the targets this process is not already sending to, and send
  * it. Resolves when the sends of this pass are done; returns the rows handled.
  */
-export async function deliverDue(opts: { targets?: number; wait?: boolean } = {}): Promise<number> {
+export async function deliverDue(opts: { targets?: number; wait?: boolean; gateMaxAgeMs?: number } = {}): Promise<number> {
   const free = (opts.targets ?? MAX_INFLIGHT_TARGETS) - inflight.size;
   if (free <= 0) return 0;
   const token = randomUUID();
-  const claimed = await claim(token, free);
+  const claimed = await claim(token, free, await streamsOpen(opts.gateMaxAgeMs ?? 0));
   const tasks: Promise<number>[] = [];
   for (const [key, rows] of claimed) {
     inflight.add(key);
@@ -243,7 +289,7 @@ async function cycle() {
   try {
     do {
       state.again = false;
-      const n = await deliverDue({ wait: false });
+      const n = await deliverDue({ wait: false, gateMaxAgeMs: GATE_TTL_MS });
       if (n > 0) state.again = true;
     } while (state.again && !state.stopped);
     if (dbDown) console.info("[outbox] database reachable again; deliveries go on");

@@ -177,6 +177,38 @@ describe("worker gRPC service and /worker routes", () => {
     expect(res.json.code).toBe("license_required");
   });
 
+  it("over the free tier without a licence, every worker call answers PERMISSION_DENIED saying why, and changes nothing", async () => {
+    // Still no licence and over the free tier (previous test). A job made while it was allowed:
+    await setLicence((await import("@/tests/fixtures/licence")).testLicence());
+    const jobId = (await call(jobPost, { method: "POST", jar: admin, body: { worker: "station-1", username: "bob" } })).json.id as number;
+    await setLicence(null);
+    const snapshot = () => query("select w.id, w.ip, j.id job, j.state from provisioning_workers w left join provisioning_jobs j on j.worker_id = w.id order by w.id, j.id");
+    const before = await snapshot();
+    const calls: [Parameters<typeof rpc>[1], unknown][] = [
+      ["RegisterWorker", { id: "station-new" }],
+      ["GetJob", { id: "station-1" }],
+      ["SetJobDone", { id: "station-1", job_id: jobId, success: true, public_key: GPG_ED25519, ssh_key: SSH_ED25519, yubikey_serial: "424242", error: "" }],
+    ];
+    for (const [method, req] of calls) {
+      const err = await rpc(client, method, req, token).then(
+        () => null,
+        (e: grpc.ServiceError) => e,
+      );
+      expect(err?.code, method).toBe(grpc.status.PERMISSION_DENIED);
+      expect(err?.details, method).toMatch(/YubiKey provisioning is paused: .*enterprise feature.*users \d+\/5.*no licence is installed/);
+    }
+    expect(await snapshot()).toEqual(before);
+    expect(await query("select 1 from yubikeys where serial = '424242'")).toHaveLength(0);
+    // The token check comes first: a bad token is still UNAUTHENTICATED.
+    await expect(rpc(client, "GetJob", { id: "station-1" }, "garbage")).rejects.toMatchObject({ code: grpc.status.UNAUTHENTICATED });
+
+    // With a licence the pending job is handed out again.
+    await setLicence((await import("@/tests/fixtures/licence")).testLicence());
+    const job = await rpc<{ job_id: number }>(client, "GetJob", { id: "station-1" }, token);
+    expect(job.job_id).toBe(jobId);
+    await rpc(client, "SetJobDone", { id: "station-1", job_id: jobId, success: false, error: "cancelled", yubikey_serial: "", public_key: "", ssh_key: "" }, token);
+  });
+
   it("DELETE /worker/{id} forgets the worker (admin), 404 for an unknown one", async () => {
     await setLicence((await import("@/tests/fixtures/licence")).testLicence());
     expect((await call(workerDelete, { method: "DELETE", jar: alice, params: { id: "station-1" } })).status).toBe(403);

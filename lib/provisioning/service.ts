@@ -2,14 +2,15 @@ import "server-only";
 import { and, asc, eq, sql } from "drizzle-orm";
 import { getDb } from "../db";
 import { provisioningJobs, provisioningWorkers, users } from "../db/schema";
-import { secret } from "../config";
+import { provisioningRetentionDays, secret } from "../config";
 import { AppError, forbidden, notFound } from "../errors";
 import { transaction } from "../events";
-import { recordActivity, type Actor } from "../activity/service";
+import { recordActivity, SYSTEM_ACTOR, type Actor } from "../activity/service";
 import { addYubiKeyKeys, normaliseKey } from "../authkeys/service";
 import { ISSUER, signJwt, verifyJwt } from "../gateways/jwt";
 import { grpcUrl } from "../gateways/service";
 import { parseId } from "../validation";
+import { entitlement, licenceRequiredMessage } from "../enterprise/service";
 import type { WorkerJobInput } from "./schema";
 
 /**
@@ -49,7 +50,19 @@ export function isWorkerToken(token: string): boolean {
 
 // ------------------------------------------------------------------------------- gRPC side
 
-export type WorkerCallResult<T> = { ok: true; value: T } | { ok: false; code: "ALREADY_EXISTS" | "NOT_FOUND" | "INVALID_ARGUMENT"; details: string };
+export type WorkerCallResult<T> = { ok: true; value: T } | { ok: false; code: "ALREADY_EXISTS" | "NOT_FOUND" | "INVALID_ARGUMENT" | "PERMISSION_DENIED"; details: string };
+
+/**
+ * The licence gate of the worker gRPC calls (RegisterWorker, GetJob, SetJobDone): provisioning is
+ * an enterprise feature, so while enterprise features are unavailable every call answers
+ * PERMISSION_DENIED saying why, and nothing changes (workers, jobs and results stay as they are;
+ * a pending job is handed out again once the licence allows). Null when calls may go on.
+ */
+export async function workerCallRefusal(): Promise<Extract<WorkerCallResult<never>, { ok: false }> | null> {
+  const e = await entitlement();
+  if (e.enterprise) return null;
+  return { ok: false, code: "PERMISSION_DENIED", details: `YubiKey provisioning is paused: ${licenceRequiredMessage(e)}` };
+}
 
 const validWorkerId = (id: string) => typeof id === "string" && id.trim().length > 0 && id.length <= 64;
 
@@ -196,4 +209,39 @@ export async function jobStatus(caller: { userId: number; isAdmin: boolean }, ra
   if (job.state === "pending") return { state: "pending" };
   if (job.state === "done") return { state: "done", success: true, serial: job.yubikeySerial ?? "", error: "" };
   return { state: "failed", message: job.error ?? "provisioning failed" };
+}
+
+// ------------------------------------------------------------------------------- clean-up
+
+/**
+ * The provisioning clean-up job (lib/jobs/runner.ts, "provisioning-retention"): finished jobs
+ * (done or failed) older than DEFGUARD_PROVISIONING_JOB_RETENTION_DAYS are removed (the keys
+ * they produced stay: they are the user's authentication keys), and stations not heard from for
+ * DEFGUARD_PROVISIONING_WORKER_RETENTION_DAYS are forgotten with their jobs, each with an
+ * activity-log entry. `0` keeps either forever. While enterprise features are unavailable no
+ * station is forgotten: their calls are refused then, so their silence says nothing.
+ */
+export async function pruneProvisioning(days = provisioningRetentionDays()): Promise<{ jobs: number; workers: string[] }> {
+  let jobs = 0;
+  if (days.jobs > 0) {
+    const r = await getDb().execute(sql`
+      delete from provisioning_jobs
+       where state in ('done', 'failed') and coalesce(finished_at, created_at) < now() - make_interval(days => ${days.jobs})`);
+    jobs = r.rowCount ?? 0;
+  }
+  if (days.workers <= 0 || !(await entitlement()).enterprise) return { jobs, workers: [] };
+  const workers = await transaction(async (tx) => {
+    const gone = await tx.execute<{ id: string }>(sql`
+      delete from provisioning_workers
+       where coalesce(last_seen, registered_at) < now() - make_interval(days => ${days.workers})
+       returning id`);
+    for (const { id } of gone.rows) {
+      await recordActivity(tx, SYSTEM_ACTOR, {
+        event: "provisioning_worker_removed",
+        description: `Removed YubiKey provisioning worker ${id}: not seen for ${days.workers} days`,
+      });
+    }
+    return gone.rows.map((w) => w.id);
+  });
+  return { jobs, workers };
 }

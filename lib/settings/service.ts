@@ -7,6 +7,7 @@ import { encryptSecret } from "../crypto";
 import { recordActivity, type Actor } from "../activity/service";
 import { badRequest } from "../errors";
 import { decodeLicence, LicenceError } from "../enterprise/licence";
+import { entitlement } from "../enterprise/service";
 import type { SmtpEncryption } from "../mail/schema";
 import type { EnterpriseSettingsPatch, SettingsPatch } from "./schema";
 
@@ -236,8 +237,33 @@ export function enterpriseSettingsView(s: Settings) {
 
 export type EnterpriseSettings = ReturnType<typeof enterpriseSettingsView>;
 
-export async function readEnterpriseSettings(tx: Tx = getDb()): Promise<EnterpriseSettings> {
+/** What applies while enterprise features are not available (defguard's EnterpriseSettings::default). */
+export const DEFAULT_ENTERPRISE_SETTINGS: EnterpriseSettings = Object.freeze({
+  admin_device_management: false,
+  client_traffic_policy: "none",
+  only_client_activation: false,
+});
+
+/** The enterprise settings as stored, whether or not they are in force (the Settings page edits these). */
+export async function storedEnterpriseSettings(tx: Tx = getDb()): Promise<EnterpriseSettings> {
   return enterpriseSettingsView(await getSettings(tx));
+}
+
+/**
+ * The enterprise settings in force: the stored ones while enterprise features are available
+ * (docs/licence.md), else the defaults. The stored values are kept either way and apply again
+ * as soon as a licence is entered or usage drops under the free tier. Every rule that follows
+ * these settings (lib/devices, lib/enrollment, GET /settings_enterprise) reads them here.
+ */
+export async function readEnterpriseSettings(tx: Tx = getDb()): Promise<EnterpriseSettings> {
+  const [stored, e] = await Promise.all([storedEnterpriseSettings(tx), entitlement(tx)]);
+  return e.enterprise ? stored : { ...DEFAULT_ENTERPRISE_SETTINGS };
+}
+
+/** GET /license's `enterprise_settings`: what is stored and whether it is in force. */
+export async function enterpriseSettingsState(tx: Tx = getDb()) {
+  const [stored, e] = await Promise.all([storedEnterpriseSettings(tx), entitlement(tx)]);
+  return { in_force: e.enterprise, stored };
 }
 
 /** PATCH /settings_enterprise (admin). */

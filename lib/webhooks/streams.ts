@@ -7,6 +7,7 @@ import { notFound } from "../errors";
 import { parseId } from "../validation";
 import { transaction } from "../events";
 import { recordActivity, type Actor } from "../activity/service";
+import { entitlement, licenceRequiredMessage } from "../enterprise/service";
 import type { LogStreamInput } from "./schema";
 
 /**
@@ -20,8 +21,26 @@ export interface LogStream {
   name: string;
   stream_type: "vector_http" | "logstash_http";
   config: { url: string; username: string | null; password: string | null; cert: string | null };
-  /** This console's addition: delivery state. */
-  status: { last_success: string | null; backlog: number; last_error: string | null; last_error_at: string | null };
+  /**
+   * This console's addition: delivery state. `paused` says why delivery is paused (enterprise
+   * features unavailable: the licence message), null while it runs; the backlog is kept.
+   */
+  status: { last_success: string | null; backlog: number; last_error: string | null; last_error_at: string | null; paused: string | null };
+}
+
+/**
+ * The outbox's stream gate (installed by lib/jobs/runner.ts with setStreamGate): log streaming
+ * is an enterprise feature, so delivery pauses while enterprise features are unavailable
+ * (docs/licence.md). Queued entries stay queued and go out in order once it resumes.
+ */
+export async function streamDeliveryAllowed(): Promise<boolean> {
+  return (await entitlement()).enterprise;
+}
+
+/** Why stream delivery is paused, or null while it runs. */
+async function pausedReason(): Promise<string | null> {
+  const e = await entitlement();
+  return e.enterprise ? null : `Delivery paused: ${licenceRequiredMessage(e)} Queued entries are kept and sent once enterprise features are available again.`;
 }
 
 /** A path id: 400 when it is not a number, 404 (via the lookups) when no stream has it. */
@@ -44,6 +63,7 @@ type Raw = {
 const iso = (col: string) => sql.raw(`to_char(${col} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`);
 
 async function rows(tx: Tx, id?: number): Promise<LogStream[]> {
+  const paused = await pausedReason();
   const r = await tx.execute<Raw>(sql`
     select s.id, s.name, s.stream_type, s.url, s.username, s.password, s.cert,
            ${iso("st.last_success")} last_success, coalesce(st.backlog, 0)::int backlog,
@@ -65,7 +85,7 @@ async function rows(tx: Tx, id?: number): Promise<LogStream[]> {
     name: x.name,
     stream_type: x.stream_type,
     config: { url: x.url, username: x.username, password: x.password ? decryptSecret(x.password) : null, cert: x.cert },
-    status: { last_success: x.last_success, backlog: x.backlog, last_error: x.last_error, last_error_at: x.last_error_at },
+    status: { last_success: x.last_success, backlog: x.backlog, last_error: x.last_error, last_error_at: x.last_error_at, paused },
   }));
 }
 

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { call, createUser, query, setLicence, signIn, testLicence, type Jar } from "@/tests/helpers";
 import { startReceiver, type Receiver } from "@/tests/http-receiver";
 import { makeTestPki, type TestPki } from "@/tests/tls";
-import { deliverDue } from "@/lib/outbox/worker";
+import { deliverDue, setStreamGate } from "@/lib/outbox/worker";
+import { streamDeliveryAllowed } from "./streams";
 import { GET as listHooks, POST as addHook } from "@/app/api/v1/webhook/route";
 import { DELETE as delHook, GET as getHook, POST as stateHook, PUT as putHook } from "@/app/api/v1/webhook/[id]/route";
 import { GET as listStreams, POST as addStream } from "@/app/api/v1/activity_log_stream/route";
@@ -237,5 +238,79 @@ describe("/activity_log_stream without an enterprise licence", () => {
     // With a licence again, adding works (the users are still there).
     await setLicence(testLicence());
     expect((await call(addStream, { method: "POST", jar: admin, body })).status).toBe(201);
+  });
+});
+
+describe("log-stream delivery while enterprise features are unavailable", () => {
+  let rx: Receiver;
+  beforeAll(async () => {
+    rx = await startReceiver();
+    // As lib/jobs/runner.ts does in the server.
+    setStreamGate(streamDeliveryAllowed);
+  });
+  afterAll(async () => {
+    setStreamGate(null);
+    await setLicence(testLicence());
+    await rx.close();
+  });
+
+  const sentEvents = () => rx.received.flatMap((r) => r.body.trimEnd().split("\n")).map((l) => JSON.parse(l).description as string);
+  const gather = () => new Promise((r) => setTimeout(r, 300));
+
+  it("pauses (nothing sent, nothing given up, the status says why) and sends the whole backlog in order once a licence is back", async () => {
+    await setLicence(testLicence());
+    await query("delete from activity_log_streams");
+    await query("delete from outbox");
+    const add = await call(addStream, { method: "POST", jar: admin, body: { name: "paused", stream_type: "vector_http", stream_config: { url: rx.url } } });
+    expect(add.status).toBe(201);
+    await gather();
+    await drain();
+    expect(sentEvents()).toHaveLength(1);
+    rx.received.length = 0;
+
+    // No licence and over the free tier.
+    await setLicence(null);
+    const [{ n }] = await query<{ n: number }>("select count(*)::int n from users");
+    for (let i = n; i <= 5; i++) await createUser({ username: `pause-extra${i}` });
+    await query("insert into activity_log (username, event, module, description) select 'bulk', 'user_login', 'defguard', 'p' || g from generate_series(1, 5) g");
+    await gather();
+    expect(await deliverDue()).toBe(0);
+    await drain();
+    expect(rx.received).toHaveLength(0);
+    const [s] = (await call(listStreams, { jar: admin })).json;
+    expect(s.status.backlog).toBe(5);
+    expect(s.status.paused).toMatch(/^Delivery paused: .*users \d+\/5.*no licence is installed.*kept/);
+    expect(s.status.last_error).toBeNull();
+    const rows = await query<{ state: string; attempts: number }>("select state, attempts from outbox where kind = 'stream'");
+    expect(rows.filter((r) => r.state === "pending" && r.attempts === 0)).toHaveLength(5);
+
+    // A pause longer than the retry window: the rows must still not be given up.
+    await query("update outbox set give_up_at = now() - interval '1 hour' where kind = 'stream' and state = 'pending'");
+    await setLicence(testLicence());
+    // The first attempt after the pause fails; the rows stay queued for a retry.
+    rx.answer = () => 500;
+    await drain();
+    expect(rx.received.length).toBeGreaterThanOrEqual(1);
+    expect((await query("select 1 from outbox where kind = 'stream' and state = 'failed'")).length).toBe(0);
+    rx.answer = () => 200;
+    rx.received.length = 0;
+    await query("update outbox set next_attempt_at = now() where kind = 'stream'");
+    await drain();
+    expect(sentEvents()).toEqual(["p1", "p2", "p3", "p4", "p5"]);
+    const [after] = (await call(listStreams, { jar: admin })).json;
+    expect(after.status).toMatchObject({ backlog: 0, paused: null });
+  });
+
+  it("under the free tier without a licence, delivery runs (enterprise for free)", async () => {
+    await setLicence(null);
+    await query("delete from users where username like 'pause-extra%' or username like 'extra%' or username in ('s1', 's2', 's3')");
+    const [{ n }] = await query<{ n: number }>("select count(*)::int n from users");
+    expect(n).toBeLessThanOrEqual(5);
+    rx.received.length = 0;
+    await query("insert into activity_log (username, event, module, description) values ('bulk', 'user_login', 'defguard', 'free')");
+    await gather();
+    await drain();
+    expect(sentEvents()).toEqual(["free"]);
+    expect((await call(listStreams, { jar: admin })).json[0].status.paused).toBeNull();
   });
 });

@@ -36,7 +36,7 @@ import { GET as webhookGet } from "@/app/api/v1/webhook/[id]/route";
 import { POST as streamPost } from "@/app/api/v1/activity_log_stream/route";
 
 /** Our addition to defguard's ActivityLogStream: the delivery state. */
-const OUR_STREAM: Shape = { status: { last_success: "string|null", backlog: "number", last_error: "string|null", last_error_at: "string|null" } };
+const OUR_STREAM: Shape = { status: { last_success: "string|null", backlog: "number", last_error: "string|null", last_error_at: "string|null", paused: "string|null" } };
 
 /** Our additions to defguard's Settings. */
 const OUR_SETTINGS: Shape = {
