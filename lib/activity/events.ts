@@ -109,6 +109,9 @@ export const ACTIVITY_EVENTS = [
   "yubikey_provisioning_started",
   "yubikey_provisioning_failed",
   "provisioning_worker_removed",
+  // Gateway revisions and drift (lib/gateways/sync.ts)
+  "gateway_reconciled",
+  "gateway_sync_settings_modified",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -35,6 +35,11 @@ export interface Session {
 export interface Subscriber extends Partial<Session> {
   locationId: number;
   write(u: WireUpdate): void;
+  /**
+   * Revisioned streams (gatewaysync.GatewaySyncService/Updates) only: the updates of the change
+   * that made the location's revision `revision` have been written.
+   */
+  mark?(revision: number): void;
   end(): void;
 }
 
@@ -124,6 +129,32 @@ function send(locationId: number, u: WireUpdate) {
   }
 }
 
+/** Send to the streams of one gateway (`hostname`) of a location, or to all of them (null). */
+function sendTo(locationId: number, hostname: string | null, u: WireUpdate) {
+  if (hostname === null) return send(locationId, u);
+  for (const s of hub.subs.get(locationId) ?? []) {
+    if (s.hostname !== hostname) continue;
+    try {
+      s.write(u);
+    } catch (err) {
+      console.error("[gateways] writing an update failed:", describeError(err));
+    }
+  }
+}
+
+/** The change that made these revisions is written: tell the revisioned streams. */
+function markRevisions(rev: Record<string, number>) {
+  for (const [loc, revision] of Object.entries(rev)) {
+    for (const s of hub.subs.get(Number(loc)) ?? []) {
+      try {
+        s.mark?.(revision);
+      } catch (err) {
+        console.error("[gateways] writing a revision marker failed:", describeError(err));
+      }
+    }
+  }
+}
+
 async function pubkeyOf(deviceId: number): Promise<string | null> {
   const [d] = await getDb().select({ k: devices.wireguardPubkey }).from(devices).where(eq(devices.id, deviceId));
   return d?.k ?? null;
@@ -166,6 +197,17 @@ const deletePeer = (pubkey: string): WireUpdate => ({ update_type: "DELETE", pee
 export async function handleEvents(events: StampedEvent[]): Promise<void> {
   for (const e of events) {
     handlingAt = e.at;
+    try {
+      await handleEvent(e);
+    } finally {
+      // Even when handling failed: the agent acknowledges, and its state report shows what differs.
+      if (e.rev) markRevisions(e.rev);
+    }
+  }
+}
+
+async function handleEvent(e: StampedEvent): Promise<void> {
+  {
     switch (e.type) {
       case "device.location.added":
       case "device.location.modified": {
@@ -237,6 +279,17 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
         const last = hub.firewalls.get(e.locationId);
         hub.firewalls.set(e.locationId, key);
         if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
+        break;
+      }
+      case "gateway.reconcile": {
+        // The full configuration (peers and firewall), which the agent diffs against the live
+        // interface and table: what was changed behind its back is put back.
+        if (!subscriberCount(e.locationId)) break;
+        const network = await gatewayConfiguration(e.locationId);
+        sendTo(e.locationId, e.hostname, { update_type: "MODIFY", network });
+        const key = firewallKey(network.firewall_config);
+        hub.firewalls.set(e.locationId, key);
+        if (key === "off") sendTo(e.locationId, e.hostname, { update_type: "MODIFY", disable_firewall: {} });
         break;
       }
       case "location.deleted":

@@ -6,6 +6,7 @@ import { grpcTlsFiles } from "../config";
 import { VERSION } from "../settings/info";
 import { authenticateGateway, gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySeen } from "../gateways/service";
 import { register, subscribe, type WireUpdate } from "../gateways/hub";
+import { acknowledge, currentRevision, reportState, type AppliedMessage, type StateReportMessage } from "../gateways/sync";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
 import { describeError } from "../log-errors";
@@ -72,25 +73,11 @@ const versionMetadata = () => {
   return md;
 };
 
-const gatewayService: grpc.UntypedServiceImplementation = {
-  Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    void (async () => {
-      const who = await authenticate("Config", call);
-      if (refused(who)) return cb(who);
-      call.sendMetadata(versionMetadata());
-      try {
-        const cfg = await gatewayConfiguration(who.locationId);
-        await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
-        cb(null, cfg);
-      } catch (err) {
-        const notFound = (err as { status?: number }).status === 404;
-        if (!notFound) console.error("[grpc] Config failed:", describeError(err));
-        cb(notFound ? locationGone : internal);
-      }
-    })();
-  },
-
-  Updates(call: grpc.ServerWritableStream<unknown, WireUpdate>) {
+/**
+ * An update stream: GatewayService.Updates (`wrap` passes updates through, no markers) or
+ * GatewaySyncService.Updates (updates wrapped in SyncUpdate, and a revision marker after each change).
+ */
+function serveUpdates<M>(kind: string, call: grpc.ServerWritableStream<unknown, M>, wrap: (u: WireUpdate) => M, marker: ((revision: number) => M) | null) {
     let closed = false;
     let after: (() => void) | null = null;
     const close = () => {
@@ -107,7 +94,7 @@ const gatewayService: grpc.UntypedServiceImplementation = {
       close();
     };
     void (async () => {
-      const who = await authenticate("Updates", call);
+      const who = await authenticate(kind, call);
       if (closed) return;
       if (refused(who)) return fail(who);
       call.sendMetadata(versionMetadata());
@@ -116,8 +103,15 @@ const gatewayService: grpc.UntypedServiceImplementation = {
         hostname: who.hostname,
         generation: who.generation,
         write: (u) => {
-          if (!closed) call.write(u);
+          if (!closed) call.write(wrap(u));
         },
+        ...(marker
+          ? {
+              mark: (revision: number) => {
+                if (!closed) call.write(marker(revision));
+              },
+            }
+          : {}),
         end: () => {
           if (!closed) call.end();
         },
@@ -139,6 +133,28 @@ const gatewayService: grpc.UntypedServiceImplementation = {
         fail(locationGone);
       }
     })();
+  }
+
+const gatewayService: grpc.UntypedServiceImplementation = {
+  Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    void (async () => {
+      const who = await authenticate("Config", call);
+      if (refused(who)) return cb(who);
+      call.sendMetadata(versionMetadata());
+      try {
+        const cfg = await gatewayConfiguration(who.locationId);
+        await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
+        cb(null, cfg);
+      } catch (err) {
+        const notFound = (err as { status?: number }).status === 404;
+        if (!notFound) console.error("[grpc] Config failed:", describeError(err));
+        cb(notFound ? locationGone : internal);
+      }
+    })();
+  },
+
+  Updates(call: grpc.ServerWritableStream<unknown, WireUpdate>) {
+    serveUpdates("Updates", call, (u) => u, null);
   },
 
   Stats(call: grpc.ServerReadableStream<{ id: number; payload?: string; peer_stats?: Record<string, unknown> }, unknown>, cb: grpc.sendUnaryData<unknown>) {
@@ -187,6 +203,61 @@ const gatewayService: grpc.UntypedServiceImplementation = {
       });
       call.on("cancelled", dropped);
       if (call.cancelled) dropped();
+    })();
+  },
+};
+
+/**
+ * Our agent's additional service (proto/ack.proto, docs/gateway-protocol.md "Revisions"): Config
+ * with the revision it describes (read before the state, so a change committed meanwhile is
+ * never claimed), the update stream with revision markers, acknowledgements and state reports.
+ */
+const syncService: grpc.UntypedServiceImplementation = {
+  Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    void (async () => {
+      const who = await authenticate("GatewaySync/Config", call);
+      if (refused(who)) return cb(who);
+      call.sendMetadata(versionMetadata());
+      try {
+        const revision = await currentRevision(who.locationId);
+        const cfg = await gatewayConfiguration(who.locationId);
+        await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
+        cb(null, { revision, location_id: who.locationId, config: cfg });
+      } catch (err) {
+        const notFound = (err as { status?: number }).status === 404;
+        if (!notFound) console.error("[grpc] GatewaySync/Config failed:", describeError(err));
+        cb(notFound ? locationGone : internal);
+      }
+    })();
+  },
+
+  Updates(call: grpc.ServerWritableStream<unknown, unknown>) {
+    serveUpdates("GatewaySync/Updates", call, (update) => ({ update }), (revision) => ({ revision }));
+  },
+
+  Applied(call: grpc.ServerUnaryCall<AppliedMessage, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    void (async () => {
+      const who = await authenticate("GatewaySync/Applied", call);
+      if (refused(who)) return cb(who);
+      try {
+        cb(null, await acknowledge(who, call.request));
+      } catch (err) {
+        console.error("[grpc] GatewaySync/Applied failed:", describeError(err));
+        cb(internal);
+      }
+    })();
+  },
+
+  Report(call: grpc.ServerUnaryCall<StateReportMessage, unknown>, cb: grpc.sendUnaryData<unknown>) {
+    void (async () => {
+      const who = await authenticate("GatewaySync/Report", call);
+      if (refused(who)) return cb(who);
+      try {
+        cb(null, await reportState(who, call.request));
+      } catch (err) {
+        console.error("[grpc] GatewaySync/Report failed:", describeError(err));
+        cb(internal);
+      }
     })();
   },
 };
@@ -299,6 +370,7 @@ export async function startGrpcServer(host: string, port: number): Promise<GrpcS
   });
   server.addService(protos.gateway.GatewayService.service, gatewayService);
   server.addService(protos.worker.WorkerService.service, workerService);
+  server.addService(protos.gatewaysync.GatewaySyncService.service, syncService);
   const bound = await new Promise<number>((res, rej) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${port}`, serverCredentials(), (err, p) => (err ? rej(err) : res(p))),
   );

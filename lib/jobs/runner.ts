@@ -15,6 +15,7 @@ import { metrics } from "../metrics";
 import { pruneOutbox, startOutboxWorker } from "../outbox/worker";
 import { directorySyncJob } from "../extid/directory/sync";
 import { ldapSyncJob } from "../ldap/sync";
+import { gatewaySyncJob } from "../gateways/sync";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -53,6 +54,8 @@ const jobs = (): Job[] => [
   { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
   // Samples into the per-device hourly rollup (stats_hour), a few seconds behind the ingest.
   { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
+  // Gateway drift that outlived its repair is repaired again; revision times and propagation samples older than a day go.
+  { id: 7_241_011, name: "gateway-sync", everyMs: 30_000, run: gatewaySyncJob },
 ];
 
 /**
