@@ -19,6 +19,7 @@ import { createUser, query } from "@/tests/helpers";
 import { makeTestPki } from "@/tests/tls";
 import { readFileSync } from "node:fs";
 import { rotateToken } from "@/lib/gateways/service";
+import { currentRevision, locationGatewaysWithSync } from "@/lib/gateways/sync";
 import { GatewayClient } from "./client";
 import type { GatewayConfig } from "./config";
 import { InterfaceManager } from "./manager";
@@ -193,6 +194,23 @@ describe("gateway agent against the console's gRPC service", () => {
     );
     // upload = what the interface sent (tx), download = what it received (rx).
     expect(row).toEqual({ upload: 5000, download: 1000 });
+  });
+
+  it("acknowledges every revision it applied; a peer removed behind its back is reported as drift and put back", async () => {
+    const state = async () => (await locationGatewaysWithSync(locationId)).find((g) => g.hostname === "gw-unit")!;
+    await until(async () => client.appliedRevision === (await currentRevision(locationId)), 5000, "acknowledged");
+    await until(async () => (await state()).sync_state === "in_sync", 5000, "in_sync");
+    expect(await client.reportNow()).toMatchObject({ in_sync: true, compared: true });
+    // Behind the agent's back (as `wg set <if> peer <key> remove` would).
+    device.state = applyOps(device.state!, [{ op: "remove-peer", pubkey: keyB }]);
+    const before = await currentRevision(locationId);
+    expect(await client.reportNow()).toMatchObject({ in_sync: false, compared: true });
+    expect(client.syncCounters.driftReported).toBe(1);
+    // Repaired: the full configuration came back with a new revision, was applied and acknowledged.
+    await until(() => device.peerKeys().includes(keyB), 5000, "peer put back");
+    await until(async () => client.appliedRevision === before + 1, 5000, "repair acknowledged");
+    expect(await client.reportNow()).toMatchObject({ in_sync: true, compared: true });
+    expect((await state()).sync_state).toBe("in_sync");
   });
 
   it("reconnects after the console goes away and converges without touching unchanged peers", async () => {

@@ -109,6 +109,7 @@ export class GatewayClient {
   /** The location and the last revision acknowledged, on this connection. */
   private locationId: number | null = null;
   appliedRevision: number | null = null;
+  private currentSync: SyncStub | null = null;
   /** Counters for tests and logs. */
   readonly syncCounters = { acks: 0, reports: 0, driftReported: 0 };
   private readonly version = agentVersion();
@@ -310,7 +311,10 @@ export class GatewayClient {
                 this.lastConnectedAt = new Date();
                 this.log("info", `connected to the console at ${this.cfg.grpcUrl}${consoleVersion ? ` (version ${consoleVersion})` : ""} as "${this.cfg.hostname}"`);
                 this.startStats(client, calls, timers);
-                if (sync) this.startReports(sync, timers, () => finished);
+                if (sync) {
+                  this.currentSync = sync;
+                  this.startReports(sync, timers, () => finished);
+                }
               })
               .catch((e) => end("applying the configuration failed", e));
           },
@@ -353,6 +357,11 @@ export class GatewayClient {
     }
     this.syncCounters.reports++;
     return r;
+  }
+
+  /** A state report now, on the current connection (tests, diagnostics); null when there is none to send. */
+  reportNow(): Promise<{ in_sync: boolean; compared: boolean } | null> {
+    return this.currentSync && this.connectedFlag ? this.reportState(this.currentSync) : Promise.resolve(null);
   }
 
   private startReports(sync: SyncStub, timers: NodeJS.Timeout[], finished: () => boolean): void {

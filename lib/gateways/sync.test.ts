@@ -121,13 +121,15 @@ describe("revisions and acknowledgements", () => {
   });
 
   it("records commit-to-acknowledgement per change: histogram in /metrics and the hour's p50/p95", async () => {
-    const before = (await metrics().registry.getSingleMetric("defguard_gateway_ack_propagation_seconds")!.get()).values.find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+    const count = async () =>
+      ((await metrics().registry.getSingleMetric("defguard_gateway_ack_propagation_seconds")!.get()).values as { metricName?: string; value: number }[]).find((v) => v.metricName?.endsWith("_count"))?.value ?? 0;
+    const before = await count();
     await createUser({ username: "sync-bob" });
     await createUserDevice(ACTOR, "sync-bob", { name: "phone", wireguard_pubkey: generateKeyPair().publicKey, description: null });
     const expected = await currentRevision(locationId);
     await until(() => stream.got.some((m) => m.item === "revision" && Number(m.revision) === expected), 5000, "marker");
     await unary(sync, "Applied", { location_id: locationId, revision: expected, source: "UPDATES" }, md(locationId, "gw-ours"));
-    const after = (await metrics().registry.getSingleMetric("defguard_gateway_ack_propagation_seconds")!.get()).values.find((v) => v.metricName?.endsWith("_count"))!.value;
+    const after = await count();
     expect(after).toBeGreaterThan(before);
     const text = await metrics().registry.metrics();
     expect(text).toMatch(/defguard_gateway_ack_propagation_seconds_bucket/);
