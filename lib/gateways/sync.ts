@@ -150,7 +150,7 @@ export async function expectedState(locationId: number) {
  * (a gateway still applying a newer one is "applying", not drifted). Equal digests clear the
  * drift; different ones ask for the detail (the peer list), then record the difference and, unless
  * the location turned it off, ask for a repair (the full configuration resent to that gateway; at
- * most once per 30 s, and again by the gateway-sync job while the drift lasts).
+ * most once per 30 s within one drift episode, and again by the gateway-sync job while it lasts).
  */
 export async function reportState(who: Caller, msg: StateReportMessage): Promise<ReportAnswer> {
   const no = { in_sync: false, want_detail: false, compared: false };
@@ -179,7 +179,8 @@ export async function reportState(who: Caller, msg: StateReportMessage): Promise
   const peersOk = msg.peers_digest === want.peersDigest;
   const firewallOk = msg.firewall_digest === "" || msg.firewall_digest === want.firewallDigest;
   if (peersOk && firewallOk) {
-    await upsert({ reportedAt: now, driftSince: null, drift: null });
+    // A later drift is a new episode: its first repair is not held back by this one's.
+    await upsert({ reportedAt: now, driftSince: null, drift: null, repairRequestedAt: null });
     return { in_sync: true, want_detail: false, compared: true };
   }
   if (!msg.detail) return { in_sync: false, want_detail: true, compared: true };
