@@ -210,4 +210,19 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
     log(`automatic repair: peer back ${(performance.now() - t0).toFixed(0)} ms after the removal (report period ${REPORT_PERIOD_S} s)`);
     await until("in_sync", async () => (await ourGateway())?.sync_state === "in_sync", (REPORT_PERIOD_S + 10) * 1000, 200);
   });
+
+  it("changes are acknowledged by the real agent: commit-to-acknowledgement p50/p95 on the overview", async () => {
+    for (let i = 0; i < 5; i++) {
+      const k = generateKeyPair().publicKey;
+      await api.ok("POST", "/device/drifter", { name: `extra-${i}`, wireguard_pubkey: k, description: null });
+      await until(`extra peer ${i}`, async () => (await gwPeers(NS_GW, IF)).has(k), 10_000, 50);
+      await until("acknowledged", async () => (await ourGateway())?.sync_state === "in_sync", 10_000, 50);
+    }
+    const sync = await api.ok<{ propagation: { samples: number; p50_ms: number; p95_ms: number; alert: boolean; threshold_ms: number } }>("GET", `/network/${locationId}/gateways/sync`, undefined, 200);
+    log(`propagation through the agent (last hour): ${JSON.stringify(sync.propagation)}`);
+    expect(sync.propagation.samples).toBeGreaterThanOrEqual(5);
+    expect(sync.propagation.p95_ms).toBeGreaterThanOrEqual(sync.propagation.p50_ms);
+    const metrics = await fetch(`${server!.baseURL}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/defguard_gateway_ack_propagation_seconds_count \d+/);
+  });
 });
