@@ -207,106 +207,104 @@ export async function handleEvents(events: StampedEvent[]): Promise<void> {
 }
 
 async function handleEvent(e: StampedEvent): Promise<void> {
-  {
-    switch (e.type) {
-      case "device.location.added":
-      case "device.location.modified": {
-        if (!subscriberCount(e.locationId)) break;
-        const peer = await peerFor(e.locationId, e.deviceId);
-        if (peer) send(e.locationId, { update_type: e.type === "device.location.added" ? "CREATE" : "MODIFY", peer });
-        else if (e.type === "device.location.modified") {
-          const k = await pubkeyOf(e.deviceId);
-          if (k) send(e.locationId, deletePeer(k));
-        }
-        await pushFirewall(e.locationId);
-        break;
-      }
-      case "device.location.authorized":
-      case "device.location.deauthorized": {
-        // MFA sessions: the peer comes with the session's PSK (CREATE, as defguard sends it) and
-        // goes when the session ends; where the location no longer uses MFA it stays, without a PSK.
-        if (!subscriberCount(e.locationId)) break;
-        const peer = await peerFor(e.locationId, e.deviceId);
-        if (peer) send(e.locationId, { update_type: e.type === "device.location.authorized" ? "CREATE" : "MODIFY", peer });
-        else if (e.type === "device.location.deauthorized") {
-          const k = await pubkeyOf(e.deviceId);
-          if (k) send(e.locationId, deletePeer(k));
-        }
-        break;
-      }
-      case "device.location.removed": {
-        if (!subscriberCount(e.locationId)) break;
+  switch (e.type) {
+    case "device.location.added":
+    case "device.location.modified": {
+      if (!subscriberCount(e.locationId)) break;
+      const peer = await peerFor(e.locationId, e.deviceId);
+      if (peer) send(e.locationId, { update_type: e.type === "device.location.added" ? "CREATE" : "MODIFY", peer });
+      else if (e.type === "device.location.modified") {
         const k = await pubkeyOf(e.deviceId);
         if (k) send(e.locationId, deletePeer(k));
-        await pushFirewall(e.locationId);
-        break;
       }
-      case "device.deleted": {
-        // A network device still waiting for the defguard CLI never was a peer.
-        const pubkey = e.pubkey;
-        if (!pubkey) break;
-        for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(pubkey));
-        await pushFirewalls(e.locationIds);
-        break;
-      }
-      case "user.disabled":
-      case "user.enabled": {
-        if (!subscriberCount()) break;
-        for (const p of await userPeers(e.userId)) {
-          if (!subscriberCount(p.locationId)) continue;
-          if (e.type === "user.disabled") send(p.locationId, deletePeer(p.pubkey));
-          else if (p.peer) send(p.locationId, { update_type: "CREATE", peer: p.peer });
-        }
-        await pushFirewalls("all");
-        break;
-      }
-      case "user.modified":
-      case "user.deleted":
-      case "group.changed":
-        // Group membership decides rule sources.
-        if (subscriberCount()) await pushFirewalls("all");
-        break;
-      case "acl.changed":
-        if (subscriberCount()) await pushFirewalls(e.locationIds);
-        break;
-      case "location.changed": {
-        if (!subscriberCount(e.locationId)) break;
-        const network = await gatewayConfiguration(e.locationId);
-        send(e.locationId, { update_type: "MODIFY", network });
-        // The configuration carries the firewall (none while ACL is off); a gateway that had one
-        // is also told explicitly that ACL went off.
-        const key = firewallKey(network.firewall_config);
-        const last = hub.firewalls.get(e.locationId);
-        hub.firewalls.set(e.locationId, key);
-        if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
-        break;
-      }
-      case "gateway.reconcile": {
-        // The full configuration (peers and firewall), which the agent diffs against the live
-        // interface and table: what was changed behind its back is put back.
-        if (!subscriberCount(e.locationId)) break;
-        const network = await gatewayConfiguration(e.locationId);
-        sendTo(e.locationId, e.hostname, { update_type: "MODIFY", network });
-        const key = firewallKey(network.firewall_config);
-        hub.firewalls.set(e.locationId, key);
-        if (key === "off") sendTo(e.locationId, e.hostname, { update_type: "MODIFY", disable_firewall: {} });
-        break;
-      }
-      case "location.deleted":
-        hub.firewalls.delete(e.locationId);
-        for (const s of [...(hub.subs.get(e.locationId) ?? [])]) s.end();
-        hub.minGeneration.delete(e.locationId);
-        break;
-      case "gateway.token.rotated":
-        if ((hub.minGeneration.get(e.locationId) ?? 0) < e.generation) hub.minGeneration.set(e.locationId, e.generation);
-        cutWhere((s) => s.locationId === e.locationId && s.generation < e.generation, "revoked");
-        break;
-      case "gateway.removed":
-        cutWhere((s) => s.locationId === e.locationId && s.hostname === e.hostname, "removed");
-        break;
-      default:
-        break;
+      await pushFirewall(e.locationId);
+      break;
     }
+    case "device.location.authorized":
+    case "device.location.deauthorized": {
+      // MFA sessions: the peer comes with the session's PSK (CREATE, as defguard sends it) and
+      // goes when the session ends; where the location no longer uses MFA it stays, without a PSK.
+      if (!subscriberCount(e.locationId)) break;
+      const peer = await peerFor(e.locationId, e.deviceId);
+      if (peer) send(e.locationId, { update_type: e.type === "device.location.authorized" ? "CREATE" : "MODIFY", peer });
+      else if (e.type === "device.location.deauthorized") {
+        const k = await pubkeyOf(e.deviceId);
+        if (k) send(e.locationId, deletePeer(k));
+      }
+      break;
+    }
+    case "device.location.removed": {
+      if (!subscriberCount(e.locationId)) break;
+      const k = await pubkeyOf(e.deviceId);
+      if (k) send(e.locationId, deletePeer(k));
+      await pushFirewall(e.locationId);
+      break;
+    }
+    case "device.deleted": {
+      // A network device still waiting for the defguard CLI never was a peer.
+      const pubkey = e.pubkey;
+      if (!pubkey) break;
+      for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(pubkey));
+      await pushFirewalls(e.locationIds);
+      break;
+    }
+    case "user.disabled":
+    case "user.enabled": {
+      if (!subscriberCount()) break;
+      for (const p of await userPeers(e.userId)) {
+        if (!subscriberCount(p.locationId)) continue;
+        if (e.type === "user.disabled") send(p.locationId, deletePeer(p.pubkey));
+        else if (p.peer) send(p.locationId, { update_type: "CREATE", peer: p.peer });
+      }
+      await pushFirewalls("all");
+      break;
+    }
+    case "user.modified":
+    case "user.deleted":
+    case "group.changed":
+      // Group membership decides rule sources.
+      if (subscriberCount()) await pushFirewalls("all");
+      break;
+    case "acl.changed":
+      if (subscriberCount()) await pushFirewalls(e.locationIds);
+      break;
+    case "location.changed": {
+      if (!subscriberCount(e.locationId)) break;
+      const network = await gatewayConfiguration(e.locationId);
+      send(e.locationId, { update_type: "MODIFY", network });
+      // The configuration carries the firewall (none while ACL is off); a gateway that had one
+      // is also told explicitly that ACL went off.
+      const key = firewallKey(network.firewall_config);
+      const last = hub.firewalls.get(e.locationId);
+      hub.firewalls.set(e.locationId, key);
+      if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
+      break;
+    }
+    case "gateway.reconcile": {
+      // The full configuration (peers and firewall), which the agent diffs against the live
+      // interface and table: what was changed behind its back is put back.
+      if (!subscriberCount(e.locationId)) break;
+      const network = await gatewayConfiguration(e.locationId);
+      sendTo(e.locationId, e.hostname, { update_type: "MODIFY", network });
+      const key = firewallKey(network.firewall_config);
+      hub.firewalls.set(e.locationId, key);
+      if (key === "off") sendTo(e.locationId, e.hostname, { update_type: "MODIFY", disable_firewall: {} });
+      break;
+    }
+    case "location.deleted":
+      hub.firewalls.delete(e.locationId);
+      for (const s of [...(hub.subs.get(e.locationId) ?? [])]) s.end();
+      hub.minGeneration.delete(e.locationId);
+      break;
+    case "gateway.token.rotated":
+      if ((hub.minGeneration.get(e.locationId) ?? 0) < e.generation) hub.minGeneration.set(e.locationId, e.generation);
+      cutWhere((s) => s.locationId === e.locationId && s.generation < e.generation, "revoked");
+      break;
+    case "gateway.removed":
+      cutWhere((s) => s.locationId === e.locationId && s.hostname === e.hostname, "removed");
+      break;
+    default:
+      break;
   }
 }
 
