@@ -19,7 +19,10 @@ import { createUser, query } from "@/tests/helpers";
 import { makeTestPki } from "@/tests/tls";
 import { readFileSync } from "node:fs";
 import { rotateToken } from "@/lib/gateways/service";
+import { currentRevision, locationGatewaysWithSync } from "@/lib/gateways/sync";
+import * as grpc from "@grpc/grpc-js";
 import { GatewayClient } from "./client";
+import { loadGatewayService } from "./proto";
 import type { GatewayConfig } from "./config";
 import { InterfaceManager } from "./manager";
 import { applyOps, emptyState, type InterfaceState, type Op } from "./reconcile";
@@ -116,6 +119,7 @@ beforeAll(async () => {
     wireguardGo: "wireguard-go",
     statsPeriod: 1,
     statsKeepalive: 10,
+      reportPeriod: 60,
     preUp: null,
     postUp: null,
     preDown: null,
@@ -194,6 +198,23 @@ describe("gateway agent against the console's gRPC service", () => {
     expect(row).toEqual({ upload: 5000, download: 1000 });
   });
 
+  it("acknowledges every revision it applied; a peer removed behind its back is reported as drift and put back", async () => {
+    const state = async () => (await locationGatewaysWithSync(locationId)).find((g) => g.hostname === "gw-unit")!;
+    await until(async () => client.appliedRevision === (await currentRevision(locationId)), 5000, "acknowledged");
+    await until(async () => (await state()).sync_state === "in_sync", 5000, "in_sync");
+    expect(await client.reportNow()).toMatchObject({ in_sync: true, compared: true });
+    // Behind the agent's back (as `wg set <if> peer <key> remove` would).
+    device.state = applyOps(device.state!, [{ op: "remove-peer", pubkey: keyB }]);
+    const before = await currentRevision(locationId);
+    expect(await client.reportNow()).toMatchObject({ in_sync: false, compared: true });
+    expect(client.syncCounters.driftReported).toBe(1);
+    // Repaired: the full configuration came back with a new revision, was applied and acknowledged.
+    await until(() => device.peerKeys().includes(keyB), 5000, "peer put back");
+    await until(async () => client.appliedRevision === before + 1, 5000, "repair acknowledged");
+    expect(await client.reportNow()).toMatchObject({ in_sync: true, compared: true });
+    expect((await state()).sync_state).toBe("in_sync");
+  });
+
   it("reconnects after the console goes away and converges without touching unchanged peers", async () => {
     const connectionsBefore = client.connections;
     await server.stop();
@@ -236,6 +257,7 @@ describe("gateway agent over TLS with a private CA", () => {
       wireguardGo: "wireguard-go",
       statsPeriod: 1,
       statsKeepalive: 10,
+      reportPeriod: 60,
       preUp: null,
       postUp: null,
       preDown: null,
@@ -271,6 +293,72 @@ describe("gateway agent over TLS with a private CA", () => {
         else process.env[k] = v;
       }
       pki.cleanup();
+    }
+  });
+});
+
+describe("gateway agent against a console without GatewaySyncService (defguard's)", () => {
+  it("falls back to GatewayService: applies the configuration and its updates, acknowledges nothing", async () => {
+    // A console that offers only gateway.GatewayService, like defguard's.
+    const peerKey = generateKeyPair().publicKey;
+    const later = generateKeyPair().publicKey;
+    let stream: grpc.ServerWritableStream<unknown, unknown> | null = null;
+    const legacy = new grpc.Server();
+    legacy.addService(loadGatewayService().service, {
+      Config: (_call: unknown, cb: grpc.sendUnaryData<unknown>) =>
+        cb(null, { name: "Legacy", prvkey: generateKeyPair().privateKey, port: 51830, addresses: ["192.0.2.201/24"], peers: [{ pubkey: peerKey, allowed_ips: ["192.0.2.202/32"] }] }),
+      Updates: (call: grpc.ServerWritableStream<unknown, unknown>) => {
+        call.sendMetadata(new grpc.Metadata());
+        stream = call;
+      },
+      Stats: (call: grpc.ServerReadableStream<unknown, unknown>, cb: grpc.sendUnaryData<unknown>) => {
+        call.on("data", () => {});
+        call.on("end", () => cb(null, {}));
+        call.on("error", () => {});
+      },
+    });
+    const legacyPort = await new Promise<number>((res, rej) => legacy.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (e, p) => (e ? rej(e) : res(p))));
+    const legacyLogs: string[] = [];
+    const log: Log = (level, msg) => legacyLogs.push(`${level} ${msg}`);
+    const base: GatewayConfig = {
+      token: "not-checked",
+      grpcTarget: `127.0.0.1:${legacyPort}`,
+      tls: false,
+      ca: null,
+      grpcUrl: `http://127.0.0.1:${legacyPort}`,
+      ifname: "wg-fake",
+      userspace: true,
+      wireguardGo: "wireguard-go",
+      statsPeriod: 60,
+      statsKeepalive: 10,
+      reportPeriod: 1,
+      preUp: null,
+      postUp: null,
+      preDown: null,
+      postDown: null,
+      healthPort: null,
+      name: null,
+      hostname: "gw-legacy",
+      firewall: false,
+      teardownOnExit: false,
+      backoffMinMs: 100,
+      backoffMaxMs: 300,
+    };
+    const dev = new FakeDevice();
+    const agent = new GatewayClient(base, new InterfaceManager(base, dev, log), log);
+    const run = agent.run();
+    try {
+      await until(() => agent.connected, 8000, "connected to the legacy console");
+      expect(dev.peerKeys()).toEqual([peerKey]);
+      expect(legacyLogs.some((l) => l.includes("does not offer revision acknowledgements"))).toBe(true);
+      stream!.write({ update_type: "CREATE", peer: { pubkey: later, allowed_ips: ["192.0.2.203/32"] } });
+      await until(() => dev.peerKeys().includes(later), 5000, "update applied");
+      expect(agent.appliedRevision).toBeNull();
+      expect(await agent.reportNow()).toBeNull();
+    } finally {
+      agent.stop();
+      await run;
+      legacy.forceShutdown();
     }
   });
 });

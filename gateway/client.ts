@@ -10,10 +10,12 @@
  * replaying one that the configuration already contains is a no-op.
  */
 import * as grpc from "@grpc/grpc-js";
+import { createHash } from "node:crypto";
 import { arch, type as osType } from "node:os";
 import type { GatewayConfig } from "./config";
 import type { InterfaceManager, WireUpdate } from "./manager";
-import { agentVersion, loadGatewayService } from "./proto";
+import { agentVersion, loadGatewayService, loadSyncService } from "./proto";
+import { peersText } from "../lib/net/state-digest";
 import type { WireConfiguration } from "./reconcile";
 import type { Dump, Log } from "./wg";
 
@@ -80,8 +82,36 @@ interface GatewayStub extends grpc.Client {
   Stats(md: grpc.Metadata, cb: (err: grpc.ServiceError | null) => void): grpc.ClientWritableStream<unknown>;
 }
 
+/** gatewaysync.SyncUpdate as delivered (oneofs: true → `item` names the set member). */
+interface SyncUpdate {
+  item?: "update" | "revision";
+  update?: WireUpdate | null;
+  revision?: number;
+}
+
+type Unary<Req, Res> = (req: Req, md: grpc.Metadata, opts: grpc.CallOptions, cb: (err: grpc.ServiceError | null, res?: Res) => void) => grpc.ClientUnaryCall;
+
+/** Our additional service (proto/ack.proto). */
+interface SyncStub extends grpc.Client {
+  Config: Unary<{ name?: string }, { revision: number; location_id: number; config: WireConfiguration }>;
+  Updates(req: object, md: grpc.Metadata): grpc.ClientReadableStream<SyncUpdate>;
+  Applied: Unary<{ location_id: number; revision: number; source: "UPDATES" | "CONFIG" }, { accepted: boolean }>;
+  Report: Unary<Record<string, unknown>, { in_sync: boolean; want_detail: boolean; compared: boolean }>;
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
 export class GatewayClient {
   private readonly Service = loadGatewayService();
+  private readonly SyncService = loadSyncService();
+  /** Whether the console offers GatewaySyncService (false after it answered UNIMPLEMENTED: a defguard console). */
+  private syncSupported = true;
+  /** The location and the last revision acknowledged, on this connection. */
+  private locationId: number | null = null;
+  appliedRevision: number | null = null;
+  private currentSync: SyncStub | null = null;
+  /** Counters for tests and logs. */
+  readonly syncCounters = { acks: 0, reports: 0, driftReported: 0 };
   private readonly version = agentVersion();
   private stopped = false;
   private connectedFlag = false;
@@ -199,10 +229,14 @@ export class GatewayClient {
       };
       this.current = { client, calls, end: (why) => end(why) };
 
+      // Our revisioned service when the console offers it (acknowledgements), else defguard's.
+      const sync = this.syncSupported
+        ? (new this.SyncService(this.cfg.grpcTarget, grpc.credentials.createInsecure(), { channelOverride: client.getChannel() }) as unknown as SyncStub)
+        : null;
       // 1. Updates first; buffer until the configuration is applied.
-      const updates = client.Updates({}, this.metadata());
+      const updates: grpc.ClientReadableStream<WireUpdate | SyncUpdate> = sync ? sync.Updates({}, this.metadata()) : client.Updates({}, this.metadata());
       calls.push(updates);
-      const buffered: WireUpdate[] = [];
+      const buffered: (WireUpdate | SyncUpdate)[] = [];
       let live = false;
       const handle = (u: WireUpdate) => {
         this.manager.applyUpdate(u).catch((err) => {
@@ -210,12 +244,31 @@ export class GatewayClient {
           end("resynchronising after a failed update");
         });
       };
-      updates.on("data", (u: WireUpdate) => {
-        if (live) handle(u);
+      // A revision marker: acknowledged once everything before it has been applied.
+      const marker = (revision: number) => {
+        void this.manager.whenIdle().then(() => {
+          if (!finished && sync) this.acknowledge(sync, revision, "UPDATES");
+        });
+      };
+      const dispatch = (m: WireUpdate | SyncUpdate) => {
+        if (!sync) return handle(m as WireUpdate);
+        const x = m as SyncUpdate;
+        if (x.item === "revision" || (x.item === undefined && x.update == null)) marker(Number(x.revision ?? 0));
+        else if (x.update) handle(x.update);
+      };
+      updates.on("data", (u: WireUpdate | SyncUpdate) => {
+        if (live) dispatch(u);
         else buffered.push(u);
       });
       updates.on("error", (err: grpc.ServiceError) => {
         if (err.code === grpc.status.CANCELLED && finished) return;
+        if (err.code === grpc.status.UNIMPLEMENTED && sync) {
+          // A defguard console: no revisions; use GatewayService from now on.
+          this.syncSupported = false;
+          this.log("info", "the console does not offer revision acknowledgements (GatewaySyncService); using GatewayService only");
+          end("switching to GatewayService");
+          return;
+        }
         if (err.code === grpc.status.UNAUTHENTICATED) this.log("error", "the console rejected the token (UNAUTHENTICATED): check DEFGUARD_TOKEN");
         end("update stream failed", err);
       });
@@ -229,11 +282,16 @@ export class GatewayClient {
         const consoleVersion = md.get("defguard-component-version")[0];
         // 2. Config, 3. reconcile, 4. buffered updates, 5. live.
         const deadline = new Date(Date.now() + 60_000);
-        client.Config(
-          this.cfg.name ? { name: this.cfg.name } : {},
-          this.metadata(),
-          { deadline },
-          (err: grpc.ServiceError | null, conf?: WireConfiguration) => {
+        const request = this.cfg.name ? { name: this.cfg.name } : {};
+        const getConfig = (cb: (err: grpc.ServiceError | null, conf?: WireConfiguration, revision?: number) => void) =>
+          sync
+            ? sync.Config(request, this.metadata(), { deadline }, (err, r) => {
+                if (r) this.locationId = Number(r.location_id);
+                cb(err, r?.config ?? undefined, r ? Number(r.revision) : undefined);
+              })
+            : client.Config(request, this.metadata(), { deadline }, (err, conf) => cb(err, conf));
+        getConfig(
+          (err: grpc.ServiceError | null, conf?: WireConfiguration, revision?: number) => {
             if (finished) return;
             if (err || !conf) {
               if (err?.code === grpc.status.UNAUTHENTICATED) this.log("error", "the console rejected the token (UNAUTHENTICATED): check DEFGUARD_TOKEN");
@@ -245,19 +303,80 @@ export class GatewayClient {
               .then(() => {
                 if (finished) return;
                 applied = true;
-                for (const u of buffered.splice(0)) handle(u);
+                if (sync && revision !== undefined) this.acknowledge(sync, revision, "CONFIG");
+                for (const u of buffered.splice(0)) dispatch(u);
                 live = true;
                 this.connectedFlag = true;
                 this.connections++;
                 this.lastConnectedAt = new Date();
                 this.log("info", `connected to the console at ${this.cfg.grpcUrl}${consoleVersion ? ` (version ${consoleVersion})` : ""} as "${this.cfg.hostname}"`);
                 this.startStats(client, calls, timers);
+                if (sync) {
+                  this.currentSync = sync;
+                  this.startReports(sync, timers, () => finished);
+                }
               })
               .catch((e) => end("applying the configuration failed", e));
           },
         );
       });
     });
+  }
+
+  /** Tell the console that everything up to `revision` is applied (peers and firewall). */
+  private acknowledge(sync: SyncStub, revision: number, source: "UPDATES" | "CONFIG"): void {
+    if (this.locationId === null) return;
+    if (this.appliedRevision !== null && revision <= this.appliedRevision && source === "UPDATES") return;
+    this.appliedRevision = revision;
+    sync.Applied({ location_id: this.locationId, revision, source }, this.metadata(), { deadline: new Date(Date.now() + 30_000) }, (err, r) => {
+      if (err) this.log("warn", `acknowledging revision ${revision} failed: ${describeError(err)}`);
+      else if (!r?.accepted) this.log("warn", `the console did not accept the acknowledgement of revision ${revision}`);
+      else this.syncCounters.acks++;
+    });
+  }
+
+  /** Send a state report now (also every DEFGUARD_STATE_REPORT_PERIOD s): digests, and the peer list when the console asks. */
+  async reportState(sync: SyncStub): Promise<{ in_sync: boolean; compared: boolean } | null> {
+    if (this.locationId === null || this.appliedRevision === null || !this.manager.isUp) return null;
+    const state = await this.manager.liveState();
+    const base = {
+      location_id: this.locationId,
+      revision: this.appliedRevision,
+      peers_digest: sha256(peersText(state.peers)),
+      firewall_digest: state.firewall === null ? "" : sha256(state.firewall),
+    };
+    const call = (msg: Record<string, unknown>) =>
+      new Promise<{ in_sync: boolean; want_detail: boolean; compared: boolean }>((resolve, reject) =>
+        sync.Report(msg, this.metadata(), { deadline: new Date(Date.now() + 30_000) }, (err, r) => (err || !r ? reject(err ?? new Error("empty answer")) : resolve(r))),
+      );
+    let r = await call(base);
+    if (r.want_detail) {
+      this.syncCounters.driftReported++;
+      this.log("warn", `state report: the live interface or firewall differs from revision ${base.revision}; sending the detail`);
+      r = await call({ ...base, peers: state.peers, detail: true });
+    }
+    this.syncCounters.reports++;
+    return r;
+  }
+
+  /** A state report now, on the current connection (tests, diagnostics); null when there is none to send. */
+  reportNow(): Promise<{ in_sync: boolean; compared: boolean } | null> {
+    return this.currentSync && this.connectedFlag ? this.reportState(this.currentSync) : Promise.resolve(null);
+  }
+
+  private startReports(sync: SyncStub, timers: NodeJS.Timeout[], finished: () => boolean): void {
+    let busy = false;
+    timers.push(
+      setInterval(() => {
+        if (busy || finished()) return;
+        busy = true;
+        this.reportState(sync)
+          .catch((err) => this.log("warn", `state report failed: ${describeError(err)}`))
+          .finally(() => {
+            busy = false;
+          });
+      }, this.cfg.reportPeriod * 1000),
+    );
   }
 
   private startStats(client: GatewayStub, calls: Call[], timers: NodeJS.Timeout[]): void {

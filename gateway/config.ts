@@ -26,6 +26,8 @@ export interface GatewayConfig {
   statsPeriod: number;
   /** Seconds of silence on the stats stream after which an `empty` keep-alive is sent. */
   statsKeepalive: number;
+  /** Seconds between state reports (digest of the live peers and firewall table) to the console. */
+  reportPeriod: number;
   preUp: string | null;
   postUp: string | null;
   preDown: string | null;
@@ -133,6 +135,7 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => B
   if (!IFNAME.test(ifname)) problems.push(`DEFGUARD_IFNAME must be 1-15 characters [A-Za-z0-9_.=+-], got "${ifname}"`);
   const userspace = flag(env, "DEFGUARD_USERSPACE", problems);
   const statsPeriod = int(env, "DEFGUARD_STATS_PERIOD", problems, 30, 1, 86_400)!;
+  const reportPeriod = int(env, "DEFGUARD_STATE_REPORT_PERIOD", problems, 60, 1, 86_400)!;
   const healthPort = int(env, "HEALTH_PORT", problems, null, 1, 65535);
   const hostname = (env.DEFGUARD_HOSTNAME ?? "").trim() || osHostname();
   const firewall = !flag(env, "DEFGUARD_DISABLE_FW_MGMT", problems);
@@ -149,6 +152,7 @@ export function loadConfig(env: Env = process.env, readFile: (path: string) => B
     wireguardGo: (env.DEFGUARD_WIREGUARD_GO ?? "").trim() || "wireguard-go",
     statsPeriod,
     statsKeepalive: 10,
+    reportPeriod,
     preUp: optional(env.DEFGUARD_PRE_UP),
     postUp: optional(env.DEFGUARD_POST_UP),
     preDown: optional(env.DEFGUARD_PRE_DOWN),

@@ -27,7 +27,9 @@ import {
   type WireConfiguration,
   type WirePeer,
 } from "./reconcile";
-import { nftApply, nftDeleteTable, runHook, type Log, type WgDevice } from "./wg";
+import { nftApply, nftDeleteTable, nftListTable, runHook, type Log, type WgDevice } from "./wg";
+import { firewallText, tamperedFirewallText, type PeerAllowedIps } from "../lib/net/state-digest";
+import { canonicalFirewall } from "./proto";
 
 /** gateway.Update as proto-loader delivers it (oneofs: true → `update` names the set member). */
 export interface WireUpdate {
@@ -48,6 +50,9 @@ export class InterfaceManager {
   private firewall: string | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private createdHere = false;
+  /** The firewall config last applied and the table's listing right after (for state reports). */
+  private firewallConfig: WireFirewallConfig | null = null;
+  private firewallListing: string | null = null;
   /** Counters for tests and logs. */
   readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0 };
 
@@ -87,6 +92,31 @@ export class InterfaceManager {
 
   applyUpdate(u: WireUpdate): Promise<void> {
     return this.serial(() => this.applyUpdateNow(u));
+  }
+
+  /** Resolves when everything queued before it was applied (or failed). */
+  whenIdle(): Promise<void> {
+    return this.serial(async () => {});
+  }
+
+  /**
+   * The live state for a state report, read after everything queued: the interface's peers with
+   * their allowed IPs, and the canonical text of the firewall actually enforced (null when the
+   * agent does not manage the firewall). A table that differs from what was applied (changed
+   * behind the agent's back) is reported as such and forgotten, so the next configuration
+   * applies it again.
+   */
+  liveState(): Promise<{ peers: PeerAllowedIps[]; firewall: string | null }> {
+    return this.serial(async () => {
+      const dump = await this.wg.dump();
+      const peers = dump.peers.map((p) => ({ pubkey: p.pubkey, allowed_ips: p.allowedIps }));
+      if (!this.cfg.firewall) return { peers, firewall: null };
+      const listing = await nftListTable(NFT_FAMILY, firewallTableName(this.wg.ifname)).catch(() => null);
+      const wanted = this.firewall !== null && this.firewall !== "none" ? this.firewallConfig : null;
+      if (wanted ? listing === this.firewallListing : listing === null) return { peers, firewall: firewallText(wanted ? canonicalFirewall(wanted) : null) };
+      this.firewall = null;
+      return { peers, firewall: tamperedFirewallText(listing ?? "") };
+    });
   }
 
   private async bringUp(): Promise<InterfaceState> {
@@ -211,6 +241,8 @@ export class InterfaceManager {
         const existed = await nftDeleteTable(NFT_FAMILY, table);
         if (existed || explicit) this.log("info", `firewall disabled: table ${NFT_FAMILY} ${table} ${existed ? "deleted" : "was not there"}`);
         this.firewall = "none";
+        this.firewallConfig = null;
+        this.firewallListing = null;
       } catch (err) {
         // No nft on a host that never needs a firewall is fine; log once.
         this.log(explicit || this.firewall !== null ? "warn" : "debug", `could not delete nft table ${table}: ${(err as Error).message}`);
@@ -220,7 +252,10 @@ export class InterfaceManager {
     }
     const { script, skipped } = buildFirewall(this.wg.ifname, fw);
     for (const s of skipped) this.log("warn", `firewall: left out ${s}`);
-    if (script === this.firewall) return;
+    if (script === this.firewall) {
+      this.firewallConfig = fw;
+      return;
+    }
     try {
       await nftApply(script);
     } catch (err) {
@@ -233,6 +268,8 @@ export class InterfaceManager {
       return;
     }
     this.firewall = script;
+    this.firewallConfig = fw;
+    this.firewallListing = await nftListTable(NFT_FAMILY, table).catch(() => null);
     this.log("info", `firewall applied: table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`);
   }
 

@@ -30,6 +30,28 @@ export function loadGatewayService(): grpc.ServiceClientConstructor {
   return pkg.gateway.GatewayService;
 }
 
+/** Our additional service (proto/ack.proto): revisions, acknowledgements and state reports. */
+export function loadSyncService(): grpc.ServiceClientConstructor {
+  const def = loader.loadSync(["ack.proto"], { ...LOADER_OPTIONS, includeDirs: [protoDir()] });
+  const pkg = grpc.loadPackageDefinition(def) as unknown as { gatewaysync: { GatewaySyncService: grpc.ServiceClientConstructor } };
+  return pkg.gatewaysync.GatewaySyncService;
+}
+
+let roundTrip: ((fw: unknown) => unknown) | null = null;
+
+/**
+ * A firewall config after a protobuf round trip with the loader options: the form the console
+ * digests too (docs/gateway-protocol.md, "Drift").
+ */
+export function canonicalFirewall(fw: unknown): unknown {
+  if (!roundTrip) {
+    const def = loader.loadSync(["gateway.proto"], { ...LOADER_OPTIONS, includeDirs: [protoDir()] });
+    const m = (def["gateway.GatewayService"] as loader.ServiceDefinition).Updates;
+    roundTrip = (x) => (m.responseDeserialize(m.responseSerialize({ update_type: "MODIFY", firewall_config: x })) as { firewall_config: unknown }).firewall_config;
+  }
+  return roundTrip(fw);
+}
+
 /** The agent's version (the repository's package.json), sent as defguard-component-version. */
 export function agentVersion(): string {
   try {

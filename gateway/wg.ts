@@ -471,3 +471,13 @@ export async function nftDeleteTable(family: string, table: string): Promise<boo
     throw e;
   }
 }
+
+/** `nft list table <family> <table>`, or null when the table does not exist. */
+export async function nftListTable(family: string, table: string): Promise<string | null> {
+  try {
+    return (await run("nft", ["list", "table", family, table])).stdout;
+  } catch (e) {
+    if (e instanceof CommandError && /No such file|does not exist/i.test(e.stderr)) return null;
+    throw e;
+  }
+}

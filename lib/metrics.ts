@@ -15,6 +15,7 @@ export interface Metrics {
   signIns: client.Counter<"result">;
   lockouts: client.Counter;
   propagation: client.Histogram;
+  ackPropagation: client.Histogram;
   statsSamples: client.Counter;
   jobRuns: client.Counter<"job">;
   jobFailures: client.Counter<"job">;
@@ -97,6 +98,12 @@ function create(): Metrics {
       name: "defguard_gateway_propagation_seconds",
       help: "From the commit of a change to its update being written to a gateway stream",
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    ackPropagation: new client.Histogram({
+      name: "defguard_gateway_ack_propagation_seconds",
+      help: "From the commit of a change to a gateway's acknowledgement that it applied it (peers and firewall), per change and gateway",
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     }),
     statsSamples: new client.Counter({

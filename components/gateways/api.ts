@@ -3,6 +3,7 @@
 import { queryOptions, useQuery } from "@tanstack/react-query";
 import { api, type Stripped } from "@/lib/api/client";
 import type { toGatewayState, tokenFor } from "@/lib/gateways/service";
+import type { locationGatewaysWithSync, locationSyncOverview } from "@/lib/gateways/sync";
 
 /** GatewayState of docs/api.md (GET /network/gateways, GET /network/{id}/gateways). */
 export type GatewayStateBody = ReturnType<typeof toGatewayState>;
@@ -31,10 +32,27 @@ export const gatewayKeys = {
 /** Overview and setup pages keep gateway states fresh on this period (ms). */
 export const GATEWAY_REFRESH_MS = 30_000;
 
+/** GET /network/{id}/gateways: GatewayState with the revision and drift fields. */
+export type LocationGatewayBody = Awaited<ReturnType<typeof locationGatewaysWithSync>>[number];
+export type LocationGateway = Stripped<LocationGatewayBody>;
+
+/** GET /network/{id}/gateways/sync: drift repair and alert settings, the hour's propagation. */
+export type SyncOverviewBody = Awaited<ReturnType<typeof locationSyncOverview>>;
+
+export const syncKeys = { location: (id: number) => ["gateways", "sync", id] as const };
+
+export function useSyncOverview(id: number) {
+  return useQuery({
+    queryKey: syncKeys.location(id),
+    queryFn: ({ signal }) => api.get<SyncOverviewBody>(`/network/${id}/gateways/sync`, { signal }),
+    refetchInterval: GATEWAY_REFRESH_MS,
+  });
+}
+
 export function useLocationGateways(id: number) {
   return useQuery({
     queryKey: gatewayKeys.location(id),
-    queryFn: ({ signal }) => api.get<GatewayStateBody[]>(`/network/${id}/gateways`, { signal }),
+    queryFn: ({ signal }) => api.get<LocationGatewayBody[]>(`/network/${id}/gateways`, { signal }),
     refetchInterval: GATEWAY_REFRESH_MS,
     // The status button is the explicit check; a failed check must say so at once.
     retry: false,

@@ -14,8 +14,9 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { toast } from "@/components/ui/toaster";
-import { gatewayKeys, gatewayStatus, useLocationGateways, type GatewayState } from "./api";
+import { gatewayKeys, gatewayStatus, useLocationGateways, type LocationGateway as GatewayState } from "./api";
 import { GatewayStatusBadge } from "./gateway-status-badge";
+import { SyncControls, SyncStateCell } from "./gateway-sync";
 
 function useColumns(onDelete: (g: GatewayState) => void): DataColumn<GatewayState>[] {
   const t = useTranslations("gateways.list");
@@ -58,6 +59,11 @@ function useColumns(onDelete: (g: GatewayState) => void): DataColumn<GatewayStat
           </span>
         );
       },
+    },
+    {
+      header: t("sync"),
+      skeleton: "w-28",
+      cell: (g) => <SyncStateCell g={g} />,
     },
     {
       // A single action: the delete button itself rather than a menu.
@@ -161,6 +167,7 @@ export function GatewayList({ locationId }: { locationId: number }) {
           description: gateways.isError ? t("checkFailedHint") : t("emptyDescription"),
         }}
       />
+      {list.length > 0 && <SyncControls locationId={locationId} />}
       <ConfirmDialog
         open={confirmOpen}
         onOpenChange={setConfirmOpen}

@@ -9,6 +9,7 @@ import { Network, Plus } from "lucide-react";
 import { useEssentials } from "@/components/settings/queries";
 import { locationsQuery, type Location } from "@/components/locations/api";
 import { useAllGateways } from "@/components/gateways/api";
+import { PropagationLine } from "@/components/gateways/gateway-sync";
 import { Button } from "@/components/ui/button";
 import { Card } from "@/components/ui/card";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -57,6 +58,7 @@ function VpnOverview({ locations }: { locations: readonly Location[] }) {
   return (
     <div className="flex flex-col gap-4">
       <GatewayStrip locations={scope} gateways={gateways} />
+      {scope.length === 1 && <PropagationLine locationId={scope[0].id} />}
       <VpnSummary stats={stats} hours={p.hours} />
       <div className="grid gap-4 lg:grid-cols-3">
         <TransferChart stats={stats} hours={p.hours} className="lg:col-span-2" />

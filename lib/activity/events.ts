@@ -111,6 +111,9 @@ export const ACTIVITY_EVENTS = [
   "provisioning_worker_removed",
   // defguard's mobile app (POST /enrollment/register_mobile).
   "mobile_auth_registered",
+  // Gateway revisions and drift (lib/gateways/sync.ts)
+  "gateway_reconciled",
+  "gateway_sync_settings_modified",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -3,6 +3,7 @@ import { getDb, getPool, type Tx } from "../db";
 import { describeError } from "../log-errors";
 import { enqueueWebhookDeliveries } from "../outbox/enqueue";
 import { kickOutbox } from "../outbox/worker";
+import { bumpRevisions } from "./revisions";
 
 /**
  * Domain events, published only after the transaction that produced them commits, so a
@@ -34,7 +35,9 @@ export type DomainEvent =
   /** Deployed ACL rules or aliases, or expired rules, changed what these locations' firewalls get. */
   | { type: "acl.changed"; locationIds: number[] | "all" }
   /** Gateway tokens of this location older than `generation` are revoked. */
-  | { type: "gateway.token.rotated"; locationId: number; generation: number };
+  | { type: "gateway.token.rotated"; locationId: number; generation: number }
+  /** "Reconcile now" or an automatic drift repair: resend the full configuration (to `hostname`'s stream only, or to all). */
+  | { type: "gateway.reconcile"; locationId: number; hostname: string | null };
 
 type Handler = (e: DomainEvent) => void | Promise<void>;
 const g = globalThis as unknown as { __defguardEvents?: Set<Handler> };
@@ -62,10 +65,14 @@ export const EVENTS_CHANNEL = "defguard_events";
 // NOTIFY payloads are limited to 8000 bytes: send events in batches well below that.
 const NOTIFY_BATCH_BYTES = 6000;
 
-/** A committed event as sent over NOTIFY: `at` is the commit time (ms), for the propagation-latency metric. */
-export type StampedEvent = DomainEvent & { at?: number };
+/**
+ * A committed event as sent over NOTIFY: `at` is the commit time (ms), for the propagation-latency
+ * metric. The last event of a transaction that bumped location revisions carries them in `rev`
+ * ({location id: revision}): once it is handled, that revision is complete (lib/gateways/hub.ts).
+ */
+export type StampedEvent = DomainEvent & { at?: number; rev?: Record<string, number> };
 
-async function notifyOtherProcesses(events: DomainEvent[], at: number) {
+async function notifyOtherProcesses(events: DomainEvent[], at: number, rev: Record<string, number> | null = null) {
   let batch: StampedEvent[] = [];
   let size = 2;
   const flush = async () => {
@@ -74,10 +81,11 @@ async function notifyOtherProcesses(events: DomainEvent[], at: number) {
     batch = [];
     size = 2;
   };
-  for (const ev of events) {
+  const last = events.findLastIndex((e) => e.type !== "user.keys");
+  for (const [i, ev] of events.entries()) {
     // Its keys can exceed NOTIFY's 8000 bytes, and no other process acts on it (the webhook is queued in the transaction).
     if (ev.type === "user.keys") continue;
-    const e = { ...ev, at };
+    const e: StampedEvent = i === last && rev ? { ...ev, at, rev } : { ...ev, at };
     const n = JSON.stringify(e).length + 1;
     if (size + n > NOTIFY_BATCH_BYTES) await flush();
     batch.push(e);
@@ -95,16 +103,18 @@ async function notifyOtherProcesses(events: DomainEvent[], at: number) {
 export async function transaction<T>(fn: (tx: Tx, emit: Emit) => Promise<T>): Promise<T> {
   const queued: DomainEvent[] = [];
   let deliveries = 0;
+  let rev: Record<string, number> | null = null;
   const result = await getDb().transaction(async (tx) => {
     const r = await fn(tx, (e) => queued.push(e));
     if (queued.length) deliveries = await enqueueWebhookDeliveries(tx, queued);
+    if (queued.length) rev = await bumpRevisions(tx, queued);
     return r;
   });
   if (deliveries) kickOutbox();
   if (queued.length) {
     const at = Date.now();
     dispatch(queued);
-    await notifyOtherProcesses(queued, at).catch((err) => console.error("[events] NOTIFY failed:", describeError(err)));
+    await notifyOtherProcesses(queued, at, rev).catch((err) => console.error("[events] NOTIFY failed:", describeError(err)));
   }
   return result;
 }

@@ -35,6 +35,11 @@ export interface Session {
 export interface Subscriber extends Partial<Session> {
   locationId: number;
   write(u: WireUpdate): void;
+  /**
+   * Revisioned streams (gatewaysync.GatewaySyncService/Updates) only: the updates of the change
+   * that made the location's revision `revision` have been written.
+   */
+  mark?(revision: number): void;
   end(): void;
 }
 
@@ -124,6 +129,32 @@ function send(locationId: number, u: WireUpdate) {
   }
 }
 
+/** Send to the streams of one gateway (`hostname`) of a location, or to all of them (null). */
+function sendTo(locationId: number, hostname: string | null, u: WireUpdate) {
+  if (hostname === null) return send(locationId, u);
+  for (const s of hub.subs.get(locationId) ?? []) {
+    if (s.hostname !== hostname) continue;
+    try {
+      s.write(u);
+    } catch (err) {
+      console.error("[gateways] writing an update failed:", describeError(err));
+    }
+  }
+}
+
+/** The change that made these revisions is written: tell the revisioned streams. */
+function markRevisions(rev: Record<string, number>) {
+  for (const [loc, revision] of Object.entries(rev)) {
+    for (const s of hub.subs.get(Number(loc)) ?? []) {
+      try {
+        s.mark?.(revision);
+      } catch (err) {
+        console.error("[gateways] writing a revision marker failed:", describeError(err));
+      }
+    }
+  }
+}
+
 async function pubkeyOf(deviceId: number): Promise<string | null> {
   const [d] = await getDb().select({ k: devices.wireguardPubkey }).from(devices).where(eq(devices.id, deviceId));
   return d?.k ?? null;
@@ -166,99 +197,119 @@ const deletePeer = (pubkey: string): WireUpdate => ({ update_type: "DELETE", pee
 export async function handleEvents(events: StampedEvent[]): Promise<void> {
   for (const e of events) {
     handlingAt = e.at;
-    switch (e.type) {
-      case "device.location.added":
-      case "device.location.modified": {
-        if (!subscriberCount(e.locationId)) break;
-        // The firewall first: compiled rules span addresses of no peer (lib/acl/compile.ts), so
-        // a new peer's address must be placed exactly before the peer can send.
-        await pushFirewall(e.locationId);
-        const peer = await peerFor(e.locationId, e.deviceId);
-        if (peer) send(e.locationId, { update_type: e.type === "device.location.added" ? "CREATE" : "MODIFY", peer });
-        else if (e.type === "device.location.modified") {
-          const k = await pubkeyOf(e.deviceId);
-          if (k) send(e.locationId, deletePeer(k));
-        }
-        break;
-      }
-      case "device.location.authorized":
-      case "device.location.deauthorized": {
-        // MFA sessions: the peer comes with the session's PSK (CREATE, as defguard sends it) and
-        // goes when the session ends; where the location no longer uses MFA it stays, without a PSK.
-        if (!subscriberCount(e.locationId)) break;
-        const peer = await peerFor(e.locationId, e.deviceId);
-        if (peer) send(e.locationId, { update_type: e.type === "device.location.authorized" ? "CREATE" : "MODIFY", peer });
-        else if (e.type === "device.location.deauthorized") {
-          const k = await pubkeyOf(e.deviceId);
-          if (k) send(e.locationId, deletePeer(k));
-        }
-        break;
-      }
-      case "device.location.removed": {
-        if (!subscriberCount(e.locationId)) break;
+    try {
+      await handleEvent(e);
+    } finally {
+      // Even when handling failed: the agent acknowledges, and its state report shows what differs.
+      if (e.rev) markRevisions(e.rev);
+    }
+  }
+}
+
+async function handleEvent(e: StampedEvent): Promise<void> {
+  switch (e.type) {
+    case "device.location.added":
+    case "device.location.modified": {
+      if (!subscriberCount(e.locationId)) break;
+      // The firewall first: compiled rules span addresses of no peer (lib/acl/compile.ts), so
+      // a new peer's address must be placed exactly before the peer can send.
+      await pushFirewall(e.locationId);
+      const peer = await peerFor(e.locationId, e.deviceId);
+      if (peer) send(e.locationId, { update_type: e.type === "device.location.added" ? "CREATE" : "MODIFY", peer });
+      else if (e.type === "device.location.modified") {
         const k = await pubkeyOf(e.deviceId);
         if (k) send(e.locationId, deletePeer(k));
-        await pushFirewall(e.locationId);
-        break;
       }
-      case "device.deleted": {
-        // A network device still waiting for the defguard CLI never was a peer.
-        const pubkey = e.pubkey;
-        if (!pubkey) break;
-        for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(pubkey));
-        await pushFirewalls(e.locationIds);
-        break;
-      }
-      case "user.disabled":
-      case "user.enabled": {
-        if (!subscriberCount()) break;
-        // Enabled: the firewall placing the returning peers first (as for a new device above);
-        // disabled: the peers go first, then the firewall that no longer names them.
-        if (e.type === "user.enabled") await pushFirewalls("all");
-        for (const p of await userPeers(e.userId)) {
-          if (!subscriberCount(p.locationId)) continue;
-          if (e.type === "user.disabled") send(p.locationId, deletePeer(p.pubkey));
-          else if (p.peer) send(p.locationId, { update_type: "CREATE", peer: p.peer });
-        }
-        if (e.type === "user.disabled") await pushFirewalls("all");
-        break;
-      }
-      case "user.modified":
-      case "user.deleted":
-      case "group.changed":
-        // Group membership decides rule sources.
-        if (subscriberCount()) await pushFirewalls("all");
-        break;
-      case "acl.changed":
-        if (subscriberCount()) await pushFirewalls(e.locationIds);
-        break;
-      case "location.changed": {
-        if (!subscriberCount(e.locationId)) break;
-        const network = await gatewayConfiguration(e.locationId);
-        send(e.locationId, { update_type: "MODIFY", network });
-        // The configuration carries the firewall (none while ACL is off); a gateway that had one
-        // is also told explicitly that ACL went off.
-        const key = firewallKey(network.firewall_config);
-        const last = hub.firewalls.get(e.locationId);
-        hub.firewalls.set(e.locationId, key);
-        if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
-        break;
-      }
-      case "location.deleted":
-        hub.firewalls.delete(e.locationId);
-        for (const s of [...(hub.subs.get(e.locationId) ?? [])]) s.end();
-        hub.minGeneration.delete(e.locationId);
-        break;
-      case "gateway.token.rotated":
-        if ((hub.minGeneration.get(e.locationId) ?? 0) < e.generation) hub.minGeneration.set(e.locationId, e.generation);
-        cutWhere((s) => s.locationId === e.locationId && s.generation < e.generation, "revoked");
-        break;
-      case "gateway.removed":
-        cutWhere((s) => s.locationId === e.locationId && s.hostname === e.hostname, "removed");
-        break;
-      default:
-        break;
+      break;
     }
+    case "device.location.authorized":
+    case "device.location.deauthorized": {
+      // MFA sessions: the peer comes with the session's PSK (CREATE, as defguard sends it) and
+      // goes when the session ends; where the location no longer uses MFA it stays, without a PSK.
+      if (!subscriberCount(e.locationId)) break;
+      const peer = await peerFor(e.locationId, e.deviceId);
+      if (peer) send(e.locationId, { update_type: e.type === "device.location.authorized" ? "CREATE" : "MODIFY", peer });
+      else if (e.type === "device.location.deauthorized") {
+        const k = await pubkeyOf(e.deviceId);
+        if (k) send(e.locationId, deletePeer(k));
+      }
+      break;
+    }
+    case "device.location.removed": {
+      if (!subscriberCount(e.locationId)) break;
+      const k = await pubkeyOf(e.deviceId);
+      if (k) send(e.locationId, deletePeer(k));
+      await pushFirewall(e.locationId);
+      break;
+    }
+    case "device.deleted": {
+      // A network device still waiting for the defguard CLI never was a peer.
+      const pubkey = e.pubkey;
+      if (!pubkey) break;
+      for (const loc of e.locationIds) if (subscriberCount(loc)) send(loc, deletePeer(pubkey));
+      await pushFirewalls(e.locationIds);
+      break;
+    }
+    case "user.disabled":
+    case "user.enabled": {
+      if (!subscriberCount()) break;
+      // Enabled: the firewall placing the returning peers first (as for a new device above);
+      // disabled: the peers go first, then the firewall that no longer names them.
+      if (e.type === "user.enabled") await pushFirewalls("all");
+      for (const p of await userPeers(e.userId)) {
+        if (!subscriberCount(p.locationId)) continue;
+        if (e.type === "user.disabled") send(p.locationId, deletePeer(p.pubkey));
+        else if (p.peer) send(p.locationId, { update_type: "CREATE", peer: p.peer });
+      }
+      if (e.type === "user.disabled") await pushFirewalls("all");
+      break;
+    }
+    case "user.modified":
+    case "user.deleted":
+    case "group.changed":
+      // Group membership decides rule sources.
+      if (subscriberCount()) await pushFirewalls("all");
+      break;
+    case "acl.changed":
+      if (subscriberCount()) await pushFirewalls(e.locationIds);
+      break;
+    case "location.changed": {
+      if (!subscriberCount(e.locationId)) break;
+      const network = await gatewayConfiguration(e.locationId);
+      send(e.locationId, { update_type: "MODIFY", network });
+      // The configuration carries the firewall (none while ACL is off); a gateway that had one
+      // is also told explicitly that ACL went off.
+      const key = firewallKey(network.firewall_config);
+      const last = hub.firewalls.get(e.locationId);
+      hub.firewalls.set(e.locationId, key);
+      if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
+      break;
+    }
+    case "gateway.reconcile": {
+      // The full configuration (peers and firewall), which the agent diffs against the live
+      // interface and table: what was changed behind its back is put back.
+      if (!subscriberCount(e.locationId)) break;
+      const network = await gatewayConfiguration(e.locationId);
+      sendTo(e.locationId, e.hostname, { update_type: "MODIFY", network });
+      const key = firewallKey(network.firewall_config);
+      hub.firewalls.set(e.locationId, key);
+      if (key === "off") sendTo(e.locationId, e.hostname, { update_type: "MODIFY", disable_firewall: {} });
+      break;
+    }
+    case "location.deleted":
+      hub.firewalls.delete(e.locationId);
+      for (const s of [...(hub.subs.get(e.locationId) ?? [])]) s.end();
+      hub.minGeneration.delete(e.locationId);
+      break;
+    case "gateway.token.rotated":
+      if ((hub.minGeneration.get(e.locationId) ?? 0) < e.generation) hub.minGeneration.set(e.locationId, e.generation);
+      cutWhere((s) => s.locationId === e.locationId && s.generation < e.generation, "revoked");
+      break;
+    case "gateway.removed":
+      cutWhere((s) => s.locationId === e.locationId && s.hostname === e.hostname, "removed");
+      break;
+    default:
+      break;
   }
 }
 

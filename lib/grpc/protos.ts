@@ -14,7 +14,7 @@ function protoDir(): string {
 }
 
 export function loadProtos() {
-  const def = loader.loadSync(["gateway.proto", "worker.proto"], {
+  const def = loader.loadSync(["gateway.proto", "worker.proto", "ack.proto"], {
     includeDirs: [protoDir()],
     keepCase: true,
     longs: Number,
@@ -25,6 +25,7 @@ export function loadProtos() {
   return grpc.loadPackageDefinition(def) as unknown as {
     gateway: { GatewayService: grpc.ServiceClientConstructor };
     worker: { WorkerService: grpc.ServiceClientConstructor };
+    gatewaysync: { GatewaySyncService: grpc.ServiceClientConstructor };
   };
 }
 

@@ -6,6 +6,7 @@ import { grpcTlsFiles } from "../config";
 import { VERSION } from "../settings/info";
 import { authenticateGateway, gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySeen } from "../gateways/service";
 import { register, subscribe, type WireUpdate } from "../gateways/hub";
+import { acknowledge, currentRevision, reportState, type AppliedMessage, type StateReportMessage } from "../gateways/sync";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
 import { describeError } from "../log-errors";
@@ -72,123 +73,193 @@ const versionMetadata = () => {
   return md;
 };
 
+/**
+ * An update stream: GatewayService.Updates (`wrap` passes updates through, no markers) or
+ * GatewaySyncService.Updates (updates wrapped in SyncUpdate, and a revision marker after each change).
+ */
+function serveUpdates<M>(kind: string, call: grpc.ServerWritableStream<unknown, M>, wrap: (u: WireUpdate) => M, marker: ((revision: number) => M) | null) {
+  let closed = false;
+  let after: (() => void) | null = null;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    after?.();
+  };
+  call.on("cancelled", close);
+  call.on("close", close);
+  call.on("finish", close);
+  call.on("error", close);
+  const fail = (r: Refusal) => {
+    if (!closed) call.emit("error", r);
+    close();
+  };
+  void (async () => {
+    const who = await authenticate(kind, call);
+    if (closed) return;
+    if (refused(who)) return fail(who);
+    call.sendMetadata(versionMetadata());
+    const unsubscribe = subscribe({
+      locationId: who.locationId,
+      hostname: who.hostname,
+      generation: who.generation,
+      write: (u) => {
+        if (!closed) call.write(wrap(u));
+      },
+      ...(marker
+        ? {
+            mark: (revision: number) => {
+              if (!closed) call.write(marker(revision));
+            },
+          }
+        : {}),
+      end: () => {
+        if (!closed) call.end();
+      },
+      cut: (why) => fail(why === "revoked" ? revoked : removed),
+    });
+    let connected = false;
+    after = () => {
+      unsubscribe();
+      if (connected) track(gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err))));
+    };
+    try {
+      await gatewayConnected(who.locationId, who.hostname, PROCESS_ID, { version: who.version });
+      connected = true;
+      // Ended while the connection was being recorded: record its end too.
+      if (closed) track(gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err))));
+    } catch (err) {
+      // The location is gone (or the database is): this stream has nothing to carry.
+      console.warn(`[grpc] Updates for location ${who.locationId} refused: ${describeError(err)}`);
+      fail(locationGone);
+    }
+  })();
+}
+
 const gatewayService: grpc.UntypedServiceImplementation = {
-  Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    void (async () => {
-      const who = await authenticate("Config", call);
-      if (refused(who)) return cb(who);
-      call.sendMetadata(versionMetadata());
-      try {
-        const cfg = await gatewayConfiguration(who.locationId);
-        await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
-        cb(null, cfg);
-      } catch (err) {
-        const notFound = (err as { status?: number }).status === 404;
-        if (!notFound) console.error("[grpc] Config failed:", describeError(err));
-        cb(notFound ? locationGone : internal);
-      }
-    })();
-  },
+Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+  void (async () => {
+    const who = await authenticate("Config", call);
+    if (refused(who)) return cb(who);
+    call.sendMetadata(versionMetadata());
+    try {
+      const cfg = await gatewayConfiguration(who.locationId);
+      await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
+      cb(null, cfg);
+    } catch (err) {
+      const notFound = (err as { status?: number }).status === 404;
+      if (!notFound) console.error("[grpc] Config failed:", describeError(err));
+      cb(notFound ? locationGone : internal);
+    }
+  })();
+},
 
-  Updates(call: grpc.ServerWritableStream<unknown, WireUpdate>) {
-    let closed = false;
-    let after: (() => void) | null = null;
-    const close = () => {
-      if (closed) return;
-      closed = true;
-      after?.();
-    };
-    call.on("cancelled", close);
-    call.on("close", close);
-    call.on("finish", close);
-    call.on("error", close);
-    const fail = (r: Refusal) => {
-      if (!closed) call.emit("error", r);
-      close();
-    };
-    void (async () => {
-      const who = await authenticate("Updates", call);
-      if (closed) return;
-      if (refused(who)) return fail(who);
-      call.sendMetadata(versionMetadata());
-      const unsubscribe = subscribe({
-        locationId: who.locationId,
-        hostname: who.hostname,
-        generation: who.generation,
-        write: (u) => {
-          if (!closed) call.write(u);
-        },
-        end: () => {
-          if (!closed) call.end();
-        },
-        cut: (why) => fail(why === "revoked" ? revoked : removed),
-      });
-      let connected = false;
-      after = () => {
-        unsubscribe();
-        if (connected) track(gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err))));
-      };
-      try {
-        await gatewayConnected(who.locationId, who.hostname, PROCESS_ID, { version: who.version });
-        connected = true;
-        // Ended while the connection was being recorded: record its end too.
-        if (closed) track(gatewayDisconnected(who.locationId, who.hostname).catch((err) => console.error("[grpc] recording disconnect failed:", describeError(err))));
-      } catch (err) {
-        // The location is gone (or the database is): this stream has nothing to carry.
-        console.warn(`[grpc] Updates for location ${who.locationId} refused: ${describeError(err)}`);
-        fail(locationGone);
-      }
-    })();
-  },
+Updates(call: grpc.ServerWritableStream<unknown, WireUpdate>) {
+  serveUpdates("Updates", call, (u) => u, null);
+},
 
-  Stats(call: grpc.ServerReadableStream<{ id: number; payload?: string; peer_stats?: Record<string, unknown> }, unknown>, cb: grpc.sendUnaryData<unknown>) {
-    void (async () => {
-      // Messages wait in the stream until the "data" listener below is attached.
-      const who = await authenticate("Stats", call);
-      if (refused(who)) return cb(who);
-      const buffer = new StatsBuffer(who.locationId);
-      let done = false;
-      let unregister = () => {};
-      const finish = (status: Refusal | null) => {
-        if (done) return;
-        done = true;
-        unregister();
-        track(buffer.flush().then(() => (status ? cb(status) : cb(null, {}))));
-      };
-      unregister = register({
-        locationId: who.locationId,
-        hostname: who.hostname,
-        generation: who.generation,
-        cut: (why) => finish(why === "revoked" ? revoked : removed),
+Stats(call: grpc.ServerReadableStream<{ id: number; payload?: string; peer_stats?: Record<string, unknown> }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+  void (async () => {
+    // Messages wait in the stream until the "data" listener below is attached.
+    const who = await authenticate("Stats", call);
+    if (refused(who)) return cb(who);
+    const buffer = new StatsBuffer(who.locationId);
+    let done = false;
+    let unregister = () => {};
+    const finish = (status: Refusal | null) => {
+      if (done) return;
+      done = true;
+      unregister();
+      track(buffer.flush().then(() => (status ? cb(status) : cb(null, {}))));
+    };
+    unregister = register({
+      locationId: who.locationId,
+      hostname: who.hostname,
+      generation: who.generation,
+      cut: (why) => finish(why === "revoked" ? revoked : removed),
+    });
+    call.on("data", (msg) => {
+      if (done) return;
+      const s = msg.peer_stats;
+      if (msg.payload !== "peer_stats" || !s || typeof s.public_key !== "string") return;
+      buffer.push({
+        public_key: s.public_key,
+        endpoint: String(s.endpoint ?? ""),
+        upload: Number(s.upload ?? 0),
+        download: Number(s.download ?? 0),
+        latest_handshake: Number(s.latest_handshake ?? 0),
       });
-      call.on("data", (msg) => {
-        if (done) return;
-        const s = msg.peer_stats;
-        if (msg.payload !== "peer_stats" || !s || typeof s.public_key !== "string") return;
-        buffer.push({
-          public_key: s.public_key,
-          endpoint: String(s.endpoint ?? ""),
-          upload: Number(s.upload ?? 0),
-          download: Number(s.download ?? 0),
-          latest_handshake: Number(s.latest_handshake ?? 0),
-        });
-      });
-      call.on("end", () => finish(null));
-      // A stream cut mid-message (or cancelled by the gateway): keep what arrived and carry on serving.
-      const dropped = () => {
-        if (done) return;
-        done = true;
-        unregister();
-        track(buffer.flush());
-      };
-      call.on("error", (err) => {
-        console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
-        dropped();
-      });
-      call.on("cancelled", dropped);
-      if (call.cancelled) dropped();
-    })();
-  },
+    });
+    call.on("end", () => finish(null));
+    // A stream cut mid-message (or cancelled by the gateway): keep what arrived and carry on serving.
+    const dropped = () => {
+      if (done) return;
+      done = true;
+      unregister();
+      track(buffer.flush());
+    };
+    call.on("error", (err) => {
+      console.warn(`[grpc] stats stream of location ${who.locationId} (${who.hostname}) ended with an error: ${err.message}`);
+      dropped();
+    });
+    call.on("cancelled", dropped);
+    if (call.cancelled) dropped();
+  })();
+},
+};
+
+/**
+ * Our agent's additional service (proto/ack.proto, docs/gateway-protocol.md "Revisions"): Config
+ * with the revision it describes (read before the state, so a change committed meanwhile is
+ * never claimed), the update stream with revision markers, acknowledgements and state reports.
+ */
+const syncService: grpc.UntypedServiceImplementation = {
+Config(call: grpc.ServerUnaryCall<{ name?: string }, unknown>, cb: grpc.sendUnaryData<unknown>) {
+  void (async () => {
+    const who = await authenticate("GatewaySync/Config", call);
+    if (refused(who)) return cb(who);
+    call.sendMetadata(versionMetadata());
+    try {
+      const revision = await currentRevision(who.locationId);
+      const cfg = await gatewayConfiguration(who.locationId);
+      await gatewaySeen(who.locationId, who.hostname, { name: call.request?.name ?? null, version: who.version });
+      cb(null, { revision, location_id: who.locationId, config: cfg });
+    } catch (err) {
+      const notFound = (err as { status?: number }).status === 404;
+      if (!notFound) console.error("[grpc] GatewaySync/Config failed:", describeError(err));
+      cb(notFound ? locationGone : internal);
+    }
+  })();
+},
+
+Updates(call: grpc.ServerWritableStream<unknown, unknown>) {
+  serveUpdates("GatewaySync/Updates", call, (update) => ({ update }), (revision) => ({ revision }));
+},
+
+Applied(call: grpc.ServerUnaryCall<AppliedMessage, unknown>, cb: grpc.sendUnaryData<unknown>) {
+  void (async () => {
+    const who = await authenticate("GatewaySync/Applied", call);
+    if (refused(who)) return cb(who);
+    try {
+      cb(null, await acknowledge(who, call.request));
+    } catch (err) {
+      console.error("[grpc] GatewaySync/Applied failed:", describeError(err));
+      cb(internal);
+    }
+  })();
+},
+
+Report(call: grpc.ServerUnaryCall<StateReportMessage, unknown>, cb: grpc.sendUnaryData<unknown>) {
+  void (async () => {
+    const who = await authenticate("GatewaySync/Report", call);
+    if (refused(who)) return cb(who);
+    try {
+      cb(null, await reportState(who, call.request));
+    } catch (err) {
+      console.error("[grpc] GatewaySync/Report failed:", describeError(err));
+      cb(internal);
+    }
+  })();
+},
 };
 
 /**
@@ -198,8 +269,8 @@ const gatewayService: grpc.UntypedServiceImplementation = {
  */
 const pendingWrites = new Set<Promise<unknown>>();
 function track(p: Promise<unknown>): void {
-  const q = p.catch(() => {}).finally(() => pendingWrites.delete(q));
-  pendingWrites.add(q);
+const q = p.catch(() => {}).finally(() => pendingWrites.delete(q));
+pendingWrites.add(q);
 }
 
 /** Wait (at most `timeoutMs`) for the writes caused by ended streams. */
@@ -307,6 +378,7 @@ export async function startGrpcServer(host: string, port: number): Promise<GrpcS
   });
   server.addService(protos.gateway.GatewayService.service, gatewayService);
   server.addService(protos.worker.WorkerService.service, workerService);
+  server.addService(protos.gatewaysync.GatewaySyncService.service, syncService);
   const bound = await new Promise<number>((res, rej) =>
     server.bindAsync(`${host.includes(":") ? `[${host}]` : host}:${port}`, serverCredentials(), (err, p) => (err ? rej(err) : res(p))),
   );

@@ -17,6 +17,7 @@ import { streamDeliveryAllowed } from "../webhooks/streams";
 import { directorySyncJob } from "../extid/directory/sync";
 import { ldapSyncJob } from "../ldap/sync";
 import { pruneProvisioning } from "../provisioning/service";
+import { gatewaySyncJob } from "../gateways/sync";
 
 /**
  * Periodic jobs: an interval timer per job in every console process. A tick runs the job
@@ -57,6 +58,8 @@ const jobs = (): Job[] => [
   { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
   // YubiKey provisioning: finished jobs and stations not seen for N days (docs/gateway-protocol.md).
   { id: 7_241_009, name: "provisioning-retention", everyMs: 3_600_000, run: pruneProvisioning },
+  // Gateway drift that outlived its repair is repaired again; revision times and propagation samples older than a day go.
+  { id: 7_241_011, name: "gateway-sync", everyMs: 30_000, run: gatewaySyncJob },
 ];
 
 /**

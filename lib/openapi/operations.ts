@@ -16,6 +16,7 @@ import { logStreamSchema, webhookSchema, webhookStateSchema } from "../webhooks/
 import { testMailSchema } from "../mail/schema";
 import { enterpriseSettingsPatchSchema, settingsPatchSchema } from "../settings/schema";
 import { statsQuerySchema } from "../stats/schema";
+import { syncSettingsSchema } from "../gateways/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
 import {
@@ -256,6 +257,10 @@ export const OPERATIONS: Operation[] = [
   { method: "DELETE", path: "/network/{id}/gateways/{gatewayId}", tag: "gateways", access: "admin", summary: "Forget a gateway" },
   { method: "GET", path: "/network/{id}/token", tag: "gateways", access: "admin", summary: "Gateway token and gRPC URL: {token, grpc_url, grpc_plaintext_exposed}" },
   { method: "POST", path: "/network/{id}/token/rotate", tag: "gateways", access: "admin", summary: "Regenerate the gateway token: older tokens are revoked and gateways using them are cut off; answers like GET /network/{id}/token" },
+  // Gateway revisions, drift and propagation (lib/gateways/sync.ts)
+  { method: "POST", path: "/network/{id}/gateways/reconcile", tag: "gateways", access: "admin", summary: "Reconcile now: resend the full configuration (peers and firewall) to the location's gateways → {expected_revision}" },
+  { method: "GET", path: "/network/{id}/gateways/sync", tag: "gateways", access: "admin", summary: "Drift repair and propagation alert settings, expected revision and the last hour's propagation p50/p95" },
+  { method: "PUT", path: "/network/{id}/gateways/sync", tag: "gateways", access: "admin", body: syncSettingsSchema, summary: "Set automatic drift repair and the propagation alert threshold (ms) of a location" },
   { method: "GET", path: "/network/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of all locations since ?from" },
   { method: "GET", path: "/network/{id}/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of a location since ?from" },
   { method: "GET", path: "/network/{id}/stats/users", tag: "stats", access: "admin", query: statsQuerySchema, summary: "A location's active devices by user, with transfer series" },

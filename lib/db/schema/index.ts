@@ -15,3 +15,4 @@ export * from "./keys";
 export * from "./clientmfa";
 export * from "./extid";
 export * from "./ldap";
+export * from "./gateway-sync";

@@ -1,5 +1,5 @@
 import { route } from "@/lib/http/route";
-import { locationGateways } from "@/lib/gateways/service";
+import { locationGatewaysWithSync } from "@/lib/gateways/sync";
 import { parseId } from "@/lib/validation";
 
-export const GET = route({ access: "admin" }, async ({ params }) => locationGateways(parseId(params.id)));
+export const GET = route({ access: "admin" }, async ({ params }) => locationGatewaysWithSync(parseId(params.id)));

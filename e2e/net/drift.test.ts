@@ -1,0 +1,228 @@
+/**
+ * Drift through the real agent and wireguard-go, in a network namespace: a peer removed from the
+ * interface behind the agent's back (`wg set <if> peer <key> remove`) is reported by the agent's
+ * state report, shown as drifted (with the missing peer) while automatic repair is off, and put
+ * back (sync state in_sync again) once it is on, and again with repair on from the start.
+ *
+ *   root ns       dgt-dr-<s> 198.51.100.249/30     console: HTTP on loopback, gRPC on 198.51.100.249 only
+ *                     │ veth
+ *   dgt-dgw-<s>   to-root 198.51.100.250/30, agent + wireguard-go wg-dd-<s>: 203.0.113.1/24
+ *
+ * Like tunnel.test.ts (read its header): the console↔gateway link is a /30 near the top of
+ * 198.51.100.0/24, never 192.0.2.0/24 (the host's own network). No client tunnels are needed:
+ * peers are devices with keys made here. Run under `flock /tmp/dgt-net.lock`.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { chmodSync, closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
+import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
+import { generateKeyPair } from "../../lib/wireguard/keys";
+import { Api } from "./api";
+import { gwPeers, must, netTestsUnavailable, nsMust, pidAlive, Resources, sh, sleep, until, veth } from "./netns";
+
+const unavailable = netTestsUnavailable();
+if (unavailable) console.log(`[net] skipping the drift namespace test: ${unavailable}`);
+
+const root = process.cwd();
+const sfx = randomBytes(2).toString("hex");
+const NS_GW = `dgt-dgw-${sfx}`;
+const IF = `wg-dd-${sfx}`;
+const ROOT_LINK = `dgt-dr-${sfx}`;
+const GW_HOST = "198.51.100.250";
+const CONSOLE_HOST = "198.51.100.249";
+const REPORT_PERIOD_S = 2;
+const res = new Resources();
+
+let tmp = "";
+let server: RunningServer | null = null;
+let api: Api;
+let agent: ChildProcess | null = null;
+let agentExit: Promise<number | null> = Promise.resolve(null);
+let agentLog = "";
+let locationId = 0;
+
+const log = (msg: string) => console.log(`[net] ${msg}`);
+
+/** Exit-handler path: SIGTERM the console (it stops its PostgreSQL), then kill what is left of its tree. */
+function stopConsoleSync() {
+  const pid = server?.pid;
+  if (!pid || !pidAlive(pid)) return;
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 12_000;
+  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
+  if (pidAlive(pid)) killTree(pid, "SIGKILL");
+}
+
+const onSignal = (sig: NodeJS.Signals) => {
+  res.cleanupSync();
+  process.exit(sig === "SIGINT" ? 130 : 143);
+};
+
+interface GatewayRow {
+  hostname: string;
+  expected_revision: number;
+  applied_revision: number | null;
+  sync_state: string;
+  drifted_since: string | null;
+  drift: { missing: string[]; missing_count: number } | null;
+}
+
+const ourGateway = async () => (await api.ok<GatewayRow[]>("GET", `/network/${locationId}/gateways`, undefined, 200)).find((g) => g.hostname === NS_GW) ?? null;
+const setAutoRepair = (on: boolean) => api.ok("PUT", `/network/${locationId}/gateways/sync`, { auto_repair: on, propagation_alert_ms: 1000 }, 200);
+
+describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's back (network namespace)", () => {
+  const keys = [generateKeyPair().publicKey, generateKeyPair().publicKey];
+  let broken = false;
+  beforeEach((ctx) => {
+    if (broken) ctx.skip();
+  });
+  afterEach((ctx) => {
+    if (ctx.task.result?.state === "fail") {
+      broken = true;
+      if (agentLog) log(`agent log (tail):\n${readFileSync(agentLog, "utf8").slice(-4000)}`);
+    }
+  });
+
+  beforeAll(async () => {
+    res.extra.push(stopConsoleSync);
+    process.once("exit", () => res.cleanupSync());
+    process.once("SIGINT", onSignal);
+    process.once("SIGTERM", onSignal);
+    await ensureBuild({ root, distDir: E2E_DIST_DIR, log });
+    tmp = makeTempDir("defguard-net-drift-");
+    res.dirs.push(tmp);
+    await must("ip", ["netns", "add", NS_GW]);
+    res.namespaces.push(NS_GW);
+    await must("ip", ["-n", NS_GW, "link", "set", "lo", "up"]);
+    await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS_GW, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-dt0-${sfx}`);
+    const grpcPort = await freePort();
+    const dataDir = join(tmp, "data");
+    mkdirSync(dataDir);
+    chmodSync(dataDir, 0o755);
+    server = await startServer({
+      root,
+      entry: "server",
+      distDir: E2E_DIST_DIR,
+      dataDir,
+      logFile: join(tmp, "console.log"),
+      port: await freePort(),
+      env: { DEFGUARD_GRPC_PORT: String(grpcPort), DEFGUARD_GRPC_HOST: CONSOLE_HOST },
+    });
+    api = new Api(server.baseURL);
+    await api.signIn("admin", server.adminPassword!);
+
+    const loc = await api.ok<{ id: number }>("POST", "/network", {
+      name: `dgt-drift-${sfx}`,
+      address: "203.0.113.1/24",
+      endpoint: "198.51.100.1",
+      port: 51820,
+      allowed_ips: "203.0.113.0/24",
+      dns: null,
+      allowed_groups: [],
+    });
+    locationId = loc.id;
+    await api.ok("POST", "/user", { username: "drifter", first_name: "Net", last_name: "Drift", email: "drifter@example.com", phone: null, password: null });
+    for (const [i, k] of keys.entries()) await api.ok("POST", "/device/drifter", { name: `dev-${i}`, wireguard_pubkey: k, description: null });
+
+    const { token } = await api.ok<{ token: string }>("GET", `/network/${locationId}/token`, undefined, 200);
+    agentLog = join(tmp, "agent.log");
+    const fd = openSync(agentLog, "a");
+    const child = spawn("ip", ["netns", "exec", NS_GW, process.execPath, "--import", "tsx", "gateway/index.ts"], {
+      cwd: root,
+      stdio: ["ignore", fd, fd],
+      env: {
+        ...process.env,
+        DEFGUARD_TOKEN: token,
+        DEFGUARD_GRPC_URL: `http://${CONSOLE_HOST}:${grpcPort}`,
+        DEFGUARD_IFNAME: IF,
+        DEFGUARD_USERSPACE: "1",
+        DEFGUARD_HOSTNAME: NS_GW,
+        DEFGUARD_STATE_REPORT_PERIOD: String(REPORT_PERIOD_S),
+        DEFGUARD_TEARDOWN_ON_EXIT: "1",
+      },
+    });
+    closeSync(fd);
+    res.pids.add(child.pid!);
+    agent = child;
+    agentExit = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  }, 20 * 60_000);
+
+  afterAll(async () => {
+    if (agent && agent.exitCode === null) agent.kill("SIGTERM");
+    await Promise.race([agentExit, sleep(8000)]);
+    await server?.stop().catch(() => {});
+    const notes = res.cleanupSync();
+    process.removeListener("SIGINT", onSignal);
+    process.removeListener("SIGTERM", onSignal);
+    for (const n of notes) log(n);
+    const left = await sh("ip", ["netns", "list"]);
+    expect(left.stdout.includes(NS_GW), "namespace left behind").toBe(false);
+    const links = await sh("ip", ["-o", "link", "show"]);
+    expect(links.stdout.includes(`-${sfx}`), "links left behind in the root namespace").toBe(false);
+  }, 60_000);
+
+  it("the agent applies the configuration and acknowledges it: in_sync", async () => {
+    await until("both peers on the gateway", async () => {
+      const p = await gwPeers(NS_GW, IF).catch(() => new Map());
+      return keys.every((k) => p.has(k));
+    }, 30_000, 100);
+    const g = await until("in_sync", async () => {
+      const x = await ourGateway();
+      return x?.sync_state === "in_sync" ? x : null;
+    }, 15_000, 200);
+    expect(g.applied_revision).toBe(g.expected_revision);
+  });
+
+  it("with repair off, a peer removed with `wg set … remove` is reported as drifted, naming the peer", async () => {
+    await setAutoRepair(false);
+    await nsMust(NS_GW, "wg", ["set", IF, "peer", keys[0], "remove"]);
+    const t0 = performance.now();
+    const g = await until("drifted", async () => {
+      const x = await ourGateway();
+      return x?.sync_state === "drifted" ? x : null;
+    }, (REPORT_PERIOD_S + 10) * 1000, 200);
+    log(`drift reported ${(performance.now() - t0).toFixed(0)} ms after the removal (report period ${REPORT_PERIOD_S} s)`);
+    expect(g.drift).toMatchObject({ missing: [keys[0]], missing_count: 1 });
+    expect(g.drifted_since).not.toBeNull();
+    // Nothing repaired it meanwhile.
+    await sleep(REPORT_PERIOD_S * 1000 + 500);
+    expect((await gwPeers(NS_GW, IF)).has(keys[0])).toBe(false);
+    expect((await ourGateway())?.sync_state).toBe("drifted");
+  });
+
+  it("turning repair on puts the peer back and the gateway is in sync again", async () => {
+    const t0 = performance.now();
+    await setAutoRepair(true);
+    await until("peer back", async () => (await gwPeers(NS_GW, IF)).has(keys[0]), 60_000, 100);
+    const back = performance.now() - t0;
+    await until("in_sync after repair", async () => (await ourGateway())?.sync_state === "in_sync", (REPORT_PERIOD_S + 10) * 1000, 200);
+    log(`repair: peer back ${back.toFixed(0)} ms after repair was turned on; in sync after ${(performance.now() - t0).toFixed(0)} ms`);
+  });
+
+  it("with repair on, a removed peer comes back without anyone asking", async () => {
+    await nsMust(NS_GW, "wg", ["set", IF, "peer", keys[1], "remove"]);
+    const t0 = performance.now();
+    await until("peer back", async () => (await gwPeers(NS_GW, IF)).has(keys[1]), 120_000, 100);
+    log(`automatic repair: peer back ${(performance.now() - t0).toFixed(0)} ms after the removal (report period ${REPORT_PERIOD_S} s)`);
+    await until("in_sync", async () => (await ourGateway())?.sync_state === "in_sync", (REPORT_PERIOD_S + 10) * 1000, 200);
+  });
+
+  it("changes are acknowledged by the real agent: commit-to-acknowledgement p50/p95 on the overview", async () => {
+    for (let i = 0; i < 5; i++) {
+      const k = generateKeyPair().publicKey;
+      await api.ok("POST", "/device/drifter", { name: `extra-${i}`, wireguard_pubkey: k, description: null });
+      await until(`extra peer ${i}`, async () => (await gwPeers(NS_GW, IF)).has(k), 10_000, 50);
+      await until("acknowledged", async () => (await ourGateway())?.sync_state === "in_sync", 10_000, 50);
+    }
+    const sync = await api.ok<{ propagation: { samples: number; p50_ms: number; p95_ms: number; alert: boolean; threshold_ms: number } }>("GET", `/network/${locationId}/gateways/sync`, undefined, 200);
+    log(`propagation through the agent (last hour): ${JSON.stringify(sync.propagation)}`);
+    expect(sync.propagation.samples).toBeGreaterThanOrEqual(5);
+    expect(sync.propagation.p95_ms).toBeGreaterThanOrEqual(sync.propagation.p50_ms);
+    const metrics = await fetch(`${server!.baseURL}/metrics`).then((r) => r.text());
+    expect(metrics).toMatch(/defguard_gateway_ack_propagation_seconds_count \d+/);
+  });
+});
