@@ -109,6 +109,9 @@ export const ACTIVITY_EVENTS = [
   "yubikey_provisioning_started",
   "yubikey_provisioning_failed",
   "provisioning_worker_removed",
+  // bulk actions (lib/bulk)
+  "network_device_moved",
+  "device_config_regenerated",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];
