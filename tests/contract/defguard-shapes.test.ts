@@ -86,6 +86,9 @@ const OUR_EVENTS = [
   "ldap_group_member_removed",
   "ldap_password_changed",
   "ldap_sync_failed",
+  // Bulk actions (lib/bulk): one entry per device moved or whose configuration was regenerated.
+  "network_device_moved",
+  "device_config_regenerated",
 ];
 
 let admin: Jar;
