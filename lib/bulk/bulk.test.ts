@@ -151,6 +151,18 @@ describe("users", () => {
     gw.stream.cancel();
   });
 
+  it("still queues one webhook delivery per user (the gateway side alone is batched)", async () => {
+    // A webhook on user changes (the delivery worker is not running here: rows are only queued).
+    await query(`insert into webhooks (url, token, enabled, on_user_modified) values ('http://127.0.0.1:9/hook', 'x', true, true)`);
+    const before = (await query(`select 1 from outbox where kind = 'webhook' and event = 'user_modified'`)).length;
+    expect((await bulkUsers({ action: "disable", ids: [ids.anna, ids.bart] })).json).toMatchObject({ changed: 2 });
+    const rows = await query<{ payload: string }>(`select payload from outbox where kind = 'webhook' and event = 'user_modified' order by id`);
+    expect(rows.length - before).toBe(2);
+    expect(rows.slice(-2).map((r) => JSON.parse(r.payload).username).sort()).toEqual(["bulk-anna", "bulk-bart"]);
+    await query(`delete from webhooks`);
+    expect((await bulkUsers({ action: "enable", ids: [ids.anna, ids.bart] })).json).toMatchObject({ changed: 2 });
+  });
+
   it("adds to and removes from groups, by filter", async () => {
     const r = await bulkUsers({ action: "add_to_groups", filter: { search: "bulk-" , filter: "users" }, groups: ["bulk-team", "bulk-ops"] });
     expect(r.status, r.text).toBe(200);
