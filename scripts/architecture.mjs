@@ -53,6 +53,8 @@ export const LAYERS = [
   "enrollment",
   "clientmfa",
   "groups",
+  // bulk actions on users and devices: compose users, groups, enrollment and devices
+  "bulk",
   "ldap/sync",
   "ldap/signin",
   "apitokens",

@@ -21,6 +21,8 @@ import { SearchInput } from "@/components/ui/search-input";
 import { AddNetworkDeviceDialog } from "./add-network-device-dialog";
 import { CliTokenDialog } from "./cli-command";
 import { EditNetworkDeviceDialog } from "./edit-network-device-dialog";
+import { DevicesBulkBar } from "./devices-bulk";
+import { useBulkSelection } from "@/components/ui/bulk-selection";
 
 /** Network Devices: standalone devices (servers, routers) with their location and addresses. */
 export function NetworkDevicesPage() {
@@ -36,6 +38,11 @@ export function NetworkDevicesPage() {
   const pagerLabels = usePagerLabels("networkDevices");
   const matching = useMemo(() => filterNetworkDevices(devices.data ?? [], text), [devices.data, text]);
   const shown = pageOf(matching, page);
+  // Bulk selection: kept here, so it survives paging and searching; "all matching" goes to the
+  // server as this list's filter (network devices, the same text search).
+  const bulkFilter = useMemo(() => ({ type: "network" as const, search: text.trim() || undefined }), [text]);
+  const selection = useBulkSelection(bulkFilter);
+  const tb = useTranslations("bulk");
 
   async function remove(d: NetworkDevice) {
     try {
@@ -118,10 +125,15 @@ export function NetworkDevicesPage() {
           clearLabel={t("clearSearch")}
         />
       )}
+      <DevicesBulkBar selection={selection} total={devices.data ? matching.length : undefined} />
       <DataTable
         columns={columns}
         rows={devices.data ? shown.rows : undefined}
         rowKey={(d) => d.id}
+        selection={selection.table(devices.data ? shown.rows : undefined, (d) => d.id, (d) => d.name, {
+          row: (name) => tb("selectRow", { name }),
+          page: tb("selectPage"),
+        })}
         skeletonRows={4}
         error={
           devices.isError

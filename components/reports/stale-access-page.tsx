@@ -1,6 +1,6 @@
 "use client";
 
-import { useState, type ReactNode } from "react";
+import { useMemo, useState, type ReactNode } from "react";
 import Link from "next/link";
 import { useTranslations } from "next-intl";
 import { keepPreviousData, useQuery } from "@tanstack/react-query";
@@ -16,6 +16,9 @@ import { DataTable, type DataColumn } from "@/components/ui/data-table";
 import { PageHeader } from "@/components/ui/page-header";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { useBulkSelection, type BulkSelection } from "@/components/ui/bulk-selection";
+import { UsersBulkBar } from "@/components/users/users-bulk";
+import { DevicesBulkBar } from "@/components/network-devices/devices-bulk";
 
 const WINDOWS = [30, 60, 90, 180, 365] as const;
 /** Rows shown per section at first, and added by each "show more". */
@@ -36,7 +39,14 @@ function Section<T>({
   loading,
   error,
   onRetry,
+  selection,
+  rowName,
+  bulk,
 }: {
+  /** Bulk actions on this section's rows: the selection, each row's name, and the bar. */
+  selection?: BulkSelection<unknown>;
+  rowName?: (r: T) => string;
+  bulk?: ReactNode;
   id: string;
   title: string;
   hint: string;
@@ -48,8 +58,10 @@ function Section<T>({
   onRetry: () => void;
 }) {
   const t = useTranslations("reports.staleAccess");
+  const tb = useTranslations("bulk");
   const [shown, setShown] = useState(STEP);
   const total = rows?.length ?? 0;
+  const visible = loading ? undefined : rows?.slice(0, shown);
   return (
     <section className="flex flex-col gap-3" data-testid={`stale-${id}`}>
       <div className="flex flex-wrap items-baseline gap-2">
@@ -61,10 +73,16 @@ function Section<T>({
         )}
       </div>
       <p className="-mt-2 text-sm text-fg-muted">{hint}</p>
+      {bulk}
       <DataTable
         columns={columns}
-        rows={loading ? undefined : rows?.slice(0, shown)}
+        rows={visible}
         rowKey={rowKey}
+        selection={
+          selection && rowName
+            ? selection.table(visible, rowKey, rowName, { row: (name) => tb("selectRow", { name }), page: tb("selectPage") })
+            : undefined
+        }
         skeletonRows={3}
         error={error ? { message: t("loadFailed"), detail: error, onRetry, retrying: loading } : null}
         empty={{ icon: CheckCircle2, title: t("nothing"), description: t("nothingHint") }}
@@ -104,6 +122,11 @@ export function StaleAccessPage() {
   const error = report.isError ? report.error.message : null;
   const retry = () => void report.refetch();
   const never = t("never");
+  // Bulk actions on what the report found: disable or delete stale users, delete stale devices.
+  const userEntries = useMemo(() => (r?.users ?? []).map((u): [number, string] => [u.id, u.username]), [r?.users]);
+  const deviceEntries = useMemo(() => (r?.devices ?? []).map((d): [number, string] => [d.id, d.name]), [r?.devices]);
+  const userSelection = useBulkSelection({ report: days }, userEntries);
+  const deviceSelection = useBulkSelection({ report: days }, deviceEntries);
 
   const userCols: DataColumn<StaleAccessReport["users"][number]>[] = [
     {
@@ -205,8 +228,34 @@ export function StaleAccessPage() {
           </div>
         }
       />
-      <Section id="users" title={t("users")} hint={t("usersHint", { days })} rows={r?.users} columns={userCols} rowKey={(u) => u.id} loading={loading} error={error} onRetry={retry} />
-      <Section id="devices" title={t("devices")} hint={t("devicesHint", { days })} rows={r?.devices} columns={deviceCols} rowKey={(d) => d.id} loading={loading} error={error} onRetry={retry} />
+      <Section
+        id="users"
+        title={t("users")}
+        hint={t("usersHint", { days })}
+        rows={r?.users}
+        columns={userCols}
+        rowKey={(u) => u.id}
+        loading={loading}
+        error={error}
+        onRetry={retry}
+        selection={userSelection as BulkSelection<unknown>}
+        rowName={(u) => u.username}
+        bulk={<UsersBulkBar selection={userSelection as BulkSelection<never>} total={r?.users.length} actions={["disable", "remove_from_groups", "delete"]} />}
+      />
+      <Section
+        id="devices"
+        title={t("devices")}
+        hint={t("devicesHint", { days })}
+        rows={r?.devices}
+        columns={deviceCols}
+        rowKey={(d) => d.id}
+        loading={loading}
+        error={error}
+        onRetry={retry}
+        selection={deviceSelection as BulkSelection<unknown>}
+        rowName={(d) => d.name}
+        bulk={<DevicesBulkBar selection={deviceSelection as BulkSelection<never>} total={r?.devices.length} actions={["delete"]} />}
+      />
       <Section id="admins" title={t("admins")} hint={t("adminsHint")} rows={r?.admins_without_mfa} columns={adminCols} rowKey={(a) => a.id} loading={loading} error={error} onRetry={retry} />
       <Section id="tokens" title={t("tokens")} hint={t("tokensHint", { days })} rows={r?.api_tokens} columns={tokenCols} rowKey={(k) => k.id} loading={loading} error={error} onRetry={retry} />
       <Section id="groups" title={t("groups")} hint={t("groupsHint")} rows={r?.groups_without_members} columns={groupCols} rowKey={(g) => g.id} loading={loading} error={error} onRetry={retry} />

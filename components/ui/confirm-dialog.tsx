@@ -17,9 +17,13 @@ interface ConfirmDialogProps {
   danger?: boolean;
   /** May be async: the dialog shows progress and closes when it resolves; it stays open when it throws. */
   onConfirm: () => unknown;
+  /** What the action still needs chosen (a bulk action's groups or location), above the buttons. */
+  children?: ReactNode;
+  /** The confirm button stays off until that choice is made. */
+  confirmDisabled?: boolean;
 }
 
-export function ConfirmDialog({ open, onOpenChange, title, description, confirmLabel, danger, onConfirm }: ConfirmDialogProps) {
+export function ConfirmDialog({ open, onOpenChange, title, description, confirmLabel, danger, onConfirm, children, confirmDisabled }: ConfirmDialogProps) {
   const t = useTranslations("common");
   const [busy, setBusy] = useState(false);
 
@@ -38,13 +42,14 @@ export function ConfirmDialog({ open, onOpenChange, title, description, confirmL
   return (
     <Dialog open={open} onOpenChange={(next) => !busy && onOpenChange(next)}>
       <DialogContent title={title} description={description} hideClose role="alertdialog">
+        {children}
         <DialogFooter>
           <DialogClose asChild>
             <Button variant="secondary" disabled={busy}>
               {t("cancel")}
             </Button>
           </DialogClose>
-          <Button variant={danger ? "danger" : "primary"} loading={busy} onClick={confirm}>
+          <Button variant={danger ? "danger" : "primary"} loading={busy} disabled={confirmDisabled} onClick={confirm} data-testid="confirm-action">
             {confirmLabel}
           </Button>
         </DialogFooter>

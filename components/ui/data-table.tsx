@@ -3,6 +3,7 @@
 import type { HTMLAttributes, ReactNode, Ref } from "react";
 import { MoreHorizontal, type LucideIcon } from "lucide-react";
 import { Button } from "./button";
+import { Checkbox } from "./checkbox";
 import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuSeparator, DropdownMenuTrigger } from "./dropdown-menu";
 import { ListStates, useRowConfirm, type ListEmpty, type ListError, type RowConfirm } from "./list-states";
 import { Table, TableBody, TableCell, TableContainer, TableHead, TableHeader, TableMessageRow, TableRow, TableSkeletonRows, type SortDirection } from "./table";
@@ -46,6 +47,21 @@ export interface RowActions<T> {
   testId?: string | ((row: T) => string);
 }
 
+/**
+ * Row selection for bulk actions (components/ui/bulk-selection.tsx): a checkbox first in every
+ * row, and one in the header for the rows of this page.
+ */
+export interface RowSelection<T> {
+  isSelected: (row: T) => boolean;
+  onToggle: (row: T) => void;
+  /** The header checkbox: every row of the page selected, some, or none. */
+  page: boolean | "indeterminate";
+  onTogglePage: () => void;
+  /** Accessible names: "Select jdoe", "Select every row of this page". */
+  rowLabel: (row: T) => string;
+  pageLabel: string;
+}
+
 interface DataTableProps<T, K extends string> {
   columns: DataColumn<T, K>[];
   /** Rows of the current page; undefined while the first load runs. */
@@ -69,6 +85,8 @@ interface DataTableProps<T, K extends string> {
   /** The scrolling container (a new page scrolls back to its top). */
   containerRef?: Ref<HTMLDivElement>;
   testId?: string;
+  /** Checkboxes for bulk actions. */
+  selection?: RowSelection<T>;
 }
 
 /**
@@ -91,10 +109,15 @@ export function DataTable<T, K extends string = string>({
   bodyClassName,
   containerRef,
   testId,
+  selection,
 }: DataTableProps<T, K>) {
   const confirm = useRowConfirm();
-  const span = columns.length + (actions ? 1 : 0);
-  const skeleton = [...columns.map((c) => ({ width: c.skeleton, className: c.className })), ...(actions ? [{ width: "w-6" }] : [])];
+  const span = columns.length + (actions ? 1 : 0) + (selection ? 1 : 0);
+  const skeleton = [
+    ...(selection ? [{ width: "w-4" }] : []),
+    ...columns.map((c) => ({ width: c.skeleton, className: c.className })),
+    ...(actions ? [{ width: "w-6" }] : []),
+  ];
 
   return (
     <>
@@ -102,6 +125,16 @@ export function DataTable<T, K extends string = string>({
         <Table>
           <TableHeader>
             <tr>
+              {selection && (
+                <TableHead className="w-10 pr-0">
+                  <Checkbox
+                    checked={selection.page}
+                    onCheckedChange={() => selection.onTogglePage()}
+                    aria-label={selection.pageLabel}
+                    data-testid="select-page"
+                  />
+                </TableHead>
+              )}
               {columns.map((c, i) => (
                 <TableHead
                   key={i}
@@ -129,7 +162,17 @@ export function DataTable<T, K extends string = string>({
             >
               {(list) =>
                 list.map((row) => (
-                  <TableRow key={rowKey(row)} {...rowProps?.(row)}>
+                  <TableRow key={rowKey(row)} {...rowProps?.(row)} data-selected={selection ? String(selection.isSelected(row)) : undefined}>
+                    {selection && (
+                      <TableCell className="w-10 pr-0">
+                        <Checkbox
+                          checked={selection.isSelected(row)}
+                          onCheckedChange={() => selection.onToggle(row)}
+                          aria-label={selection.rowLabel(row)}
+                          data-testid="select-row"
+                        />
+                      </TableCell>
+                    )}
                     {columns.map((c, i) => {
                       const rowSpan = c.rowSpan ? c.rowSpan(row) : 1;
                       if (rowSpan === 0) return null;

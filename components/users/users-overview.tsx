@@ -19,6 +19,8 @@ import { usePagerLabels } from "./labels";
 import { USERS_PAGE_SIZE, useUsersPage, type UsersFilter, type UsersSort } from "./queries";
 import { intParam, useUrlState } from "./url-state";
 import { UserActionsMenu } from "./user-actions";
+import { UsersBulkBar } from "./users-bulk";
+import { useBulkSelection } from "@/components/ui/bulk-selection";
 
 const FILTERS: UsersFilter[] = ["all", "admins", "users"];
 const SORTS: UsersSort[] = ["username", "-username", "name", "-name"];
@@ -171,6 +173,14 @@ export function UsersOverview() {
   const pagination = users.data?.pagination;
   const scroller = usePageBounds(page, pagination, set);
   const columns = useColumns(me?.id);
+  // Bulk selection: kept here, so it survives paging, sorting, searching and filtering.
+  const bulkFilter = useMemo(() => ({ search: q || undefined, filter }), [q, filter]);
+  const selection = useBulkSelection(bulkFilter);
+  const tb = useTranslations("bulk");
+  const rowSelection = selection.table(users.data?.data, (u) => u.id, (u) => u.username, {
+    row: (name) => tb("selectRow", { name }),
+    page: tb("selectPage"),
+  });
 
   const sortBy = (column: SortColumn) =>
     set({ sort: sort === column ? `-${column}` : column === "username" ? null : column, page: null });
@@ -202,6 +212,8 @@ export function UsersOverview() {
         <FilterSwitch value={filter} onChange={(f) => set({ filter: f === "all" ? null : f, page: null })} />
       </div>
 
+      <UsersBulkBar selection={selection} total={pagination?.total_items} />
+
       {/* Built only when the rows or their state change: typing in the search box leaves the rows be. */}
       {useMemo(
         () => (
@@ -213,6 +225,7 @@ export function UsersOverview() {
             columns={columns}
             rows={users.data?.data}
             rowKey={(u) => u.id}
+            selection={rowSelection}
             rowProps={(u) => ({ "data-testid": "user-row", "data-username": u.username })}
             skeletonRows={10}
             sort={{
@@ -271,7 +284,7 @@ export function UsersOverview() {
           />
         ),
         // eslint-disable-next-line react-hooks/exhaustive-deps
-        [users.data, users.isError, users.isFetching, users.isPlaceholderData, columns, sort, filtered, q, page, pagerLabels, t],
+        [users.data, users.isError, users.isFetching, users.isPlaceholderData, columns, sort, filtered, q, page, pagerLabels, t, selection],
       )}
       <AddUserDialog open={adding} onOpenChange={setAdding} />
     </>

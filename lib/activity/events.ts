@@ -114,6 +114,9 @@ export const ACTIVITY_EVENTS = [
   // Gateway revisions and drift (lib/gateways/sync.ts)
   "gateway_reconciled",
   "gateway_sync_settings_modified",
+  // bulk actions (lib/bulk)
+  "network_device_moved",
+  "device_config_regenerated",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

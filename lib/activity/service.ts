@@ -51,12 +51,22 @@ function activityRow(actor: Actor, e: ActivityInput) {
 }
 
 /**
- * Many entries by one actor in one statement per 1,000 (bulk changes such as an LDAP sync that
- * imports thousands of users), in the transaction of the change like recordActivity.
+ * Many entries by one actor (bulk changes such as an LDAP sync that imports thousands of users,
+ * or a bulk action), in the transaction of the change like recordActivity: one statement per
+ * 5,000 entries, the rows passed as one JSON array (a VALUES list of 1,000 rows × 8 parameters
+ * took ~0.25 s per 1,000 entries; this is several times faster), written in the given order.
  */
 export async function recordActivities(tx: Tx, actor: Actor, entries: ActivityInput[]): Promise<void> {
-  for (let i = 0; i < entries.length; i += 1000) {
-    await tx.insert(activityLog).values(entries.slice(i, i + 1000).map((e) => activityRow(actor, e)));
+  for (let i = 0; i < entries.length; i += 5000) {
+    const rows = entries.slice(i, i + 5000).map((e) => {
+      const r = activityRow(actor, e);
+      return { user_id: r.userId, username: r.username, ip: r.ip, event: r.event, module: r.module, description: r.description, location: r.location, device: r.device };
+    });
+    await tx.execute(sql`
+      insert into activity_log (user_id, username, ip, event, module, description, location, device)
+      select (e->>'user_id')::int, e->>'username', e->>'ip', e->>'event', e->>'module', e->>'description', e->>'location', e->>'device'
+        from jsonb_array_elements(${JSON.stringify(rows)}::jsonb) with ordinality as x(e, ord)
+       order by ord`);
   }
 }
 

@@ -388,6 +388,28 @@ export async function startUserEnrollment(actor: Actor, username: string, input:
 }
 
 /**
+ * Start enrolment for one user of a bulk action (lib/bulk), inside its transaction: a new token
+ * (earlier unused ones stop working) and its log entry. Returns the message with the link for the
+ * user's own address, which the caller sends after every user's token is written (last in the
+ * transaction, so a failed send keeps nothing). The caller checks the user is active and has no
+ * password yet, and that SMTP is configured.
+ */
+export async function issueEnrollmentForBulk(tx: Tx, actor: Actor, userId: number, s: Settings, admin: Awaited<ReturnType<typeof userRow>> | undefined): Promise<Mail> {
+  const user = (await userRow(tx, userId))!;
+  const { token, expiresAt } = await issueUserToken(tx, user.id, actor.userId, user.email);
+  await recordActivity(tx, actor, { event: "enrollment_token_added", description: `Enrollment started for ${user.username}` });
+  return {
+    to: user.email,
+    ...enrollmentStartMail({ instanceName: s.instanceName, url: publicUrl(), pageUrl: enrollmentPageUrl(token), token, expiresAt, ctx: welcomeContext(user, admin) }),
+  };
+}
+
+/** The acting admin as the enrolment mails name them (issueEnrollmentForBulk). */
+export async function enrollmentAdmin(tx: Tx, actor: Actor) {
+  return actor.userId !== null ? await userRow(tx, actor.userId) : undefined;
+}
+
+/**
  * POST /user/{username}/start_desktop: a desktop-client activation token for an enrolled user
  * (admin, or the user for themselves), e-mailed to `email` or the user's address when asked.
  */

@@ -37,7 +37,19 @@ export type DomainEvent =
   /** Gateway tokens of this location older than `generation` are revoked. */
   | { type: "gateway.token.rotated"; locationId: number; generation: number }
   /** "Reconcile now" or an automatic drift repair: resend the full configuration (to `hostname`'s stream only, or to all). */
-  | { type: "gateway.reconcile"; locationId: number; hostname: string | null };
+  | { type: "gateway.reconcile"; locationId: number; hostname: string | null }
+  /**
+   * A bulk action (lib/bulk) changed the peers or firewall of these locations: each location's
+   * gateways get its whole configuration once (one message per gateway, whatever the number of
+   * objects), instead of one update per object.
+   */
+  | { type: "gateways.batch"; locationIds: number[]; objects: number };
+
+/**
+ * An event of a bulk action whose gateway side is carried by its `gateways.batch`: still queued
+ * for webhooks, but not sent to other processes nor turned into gateway updates of its own.
+ */
+export type Batched<E extends DomainEvent = DomainEvent> = E & { batched: true };
 
 type Handler = (e: DomainEvent) => void | Promise<void>;
 const g = globalThis as unknown as { __defguardEvents?: Set<Handler> };
@@ -81,10 +93,12 @@ async function notifyOtherProcesses(events: DomainEvent[], at: number, rev: Reco
     batch = [];
     size = 2;
   };
-  const last = events.findLastIndex((e) => e.type !== "user.keys");
+  const last = events.findLastIndex((e) => e.type !== "user.keys" && !(e as Partial<Batched>).batched);
   for (const [i, ev] of events.entries()) {
     // Its keys can exceed NOTIFY's 8000 bytes, and no other process acts on it (the webhook is queued in the transaction).
     if (ev.type === "user.keys") continue;
+    // A bulk action's per-object events: their gateway updates travel as one gateways.batch.
+    if ((ev as Partial<Batched>).batched) continue;
     const e: StampedEvent = i === last && rev ? { ...ev, at, rev } : { ...ev, at };
     const n = JSON.stringify(e).length + 1;
     if (size + n > NOTIFY_BATCH_BYTES) await flush();

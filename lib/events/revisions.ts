@@ -32,6 +32,9 @@ export async function bumpRevisions(tx: Tx, events: DomainEvent[]): Promise<Reco
       case "device.deleted":
         if (e.pubkey) for (const l of e.locationIds) ids.add(l);
         break;
+      case "gateways.batch":
+        for (const l of e.locationIds) ids.add(l);
+        break;
       case "user.disabled":
       case "user.enabled":
         users.add(e.userId);

@@ -191,12 +191,32 @@ async function pushFirewalls(locationIds: Iterable<number> | "all") {
   for (const id of list) await pushFirewall(id);
 }
 
+/**
+ * Send a location's whole configuration (`network` MODIFY: interface, every peer, the firewall)
+ * to its gateways, which apply the difference. The configuration carries the firewall (none while
+ * ACL is off); a gateway that had one is also told explicitly that ACL went off.
+ */
+async function sendConfiguration(locationId: number) {
+  if (!subscriberCount(locationId)) return;
+  const network = await gatewayConfiguration(locationId);
+  send(locationId, { update_type: "MODIFY", network });
+  const key = firewallKey(network.firewall_config);
+  const last = hub.firewalls.get(locationId);
+  hub.firewalls.set(locationId, key);
+  if (key === "off" && last !== undefined && last !== "off") send(locationId, { update_type: "MODIFY", disable_firewall: {} });
+}
+
 const deletePeer = (pubkey: string): WireUpdate => ({ update_type: "DELETE", peer: { pubkey, allowed_ips: [] } });
 
 /** Turn committed domain events into the smallest updates for the streams this process holds. */
 export async function handleEvents(events: StampedEvent[]): Promise<void> {
   for (const e of events) {
     handlingAt = e.at;
+    // A bulk action's per-object events (only in-process): their gateways.batch carries them.
+    if ((e as { batched?: boolean }).batched) {
+      if (e.rev) markRevisions(e.rev);
+      continue;
+    }
     try {
       await handleEvent(e);
     } finally {
@@ -273,18 +293,16 @@ async function handleEvent(e: StampedEvent): Promise<void> {
     case "acl.changed":
       if (subscriberCount()) await pushFirewalls(e.locationIds);
       break;
-    case "location.changed": {
-      if (!subscriberCount(e.locationId)) break;
-      const network = await gatewayConfiguration(e.locationId);
-      send(e.locationId, { update_type: "MODIFY", network });
-      // The configuration carries the firewall (none while ACL is off); a gateway that had one
-      // is also told explicitly that ACL went off.
-      const key = firewallKey(network.firewall_config);
-      const last = hub.firewalls.get(e.locationId);
-      hub.firewalls.set(e.locationId, key);
-      if (key === "off" && last !== undefined && last !== "off") send(e.locationId, { update_type: "MODIFY", disable_firewall: {} });
+    case "location.changed":
+      await sendConfiguration(e.locationId);
       break;
-    }
+    case "gateways.batch":
+      // A bulk action: one whole configuration per location (peers and firewall), so thousands
+      // of changed objects are one message per gateway.
+      for (const id of new Set(e.locationIds)) {
+        await sendConfiguration(id).catch((err) => console.error(`[gateways] sending location ${id}'s configuration failed:`, describeError(err)));
+      }
+      break;
     case "gateway.reconcile": {
       // The full configuration (peers and firewall), which the agent diffs against the live
       // interface and table: what was changed behind its back is put back.

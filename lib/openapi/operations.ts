@@ -43,6 +43,7 @@ import { apiTokenCreateSchema, keyRenameSchema } from "../apitokens/schema";
 import { authKeyCreateSchema, authorizedKeysQuerySchema } from "../authkeys/schema";
 import { workerJobSchema } from "../provisioning/schema";
 import { codeSchema, enableMfaSchema, recoveryCodeSchema, renameSchema, webauthnAssertionSchema, webauthnFinishSchema } from "../mfa/schema";
+import { deviceBulkSchema, userBulkSchema } from "../bulk/schema";
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -264,6 +265,10 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/network/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of all locations since ?from" },
   { method: "GET", path: "/network/{id}/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of a location since ?from" },
   { method: "GET", path: "/network/{id}/stats/users", tag: "stats", access: "admin", query: statsQuerySchema, summary: "A location's active devices by user, with transfer series" },
+
+  // Bulk actions (lib/bulk): many users or devices, by id or by the list's filter, in one transaction.
+  { method: "POST", path: "/user/bulk", tag: "users", access: "admin", body: userBulkSchema, summary: "A bulk action on users {action: disable | enable | add_to_groups | remove_from_groups | delete | start_enrollment, ids | filter: {search, filter}, groups}: one transaction, one activity entry per user, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them); the last active admin stays. {action, count, changed}" },
+  { method: "POST", path: "/device/bulk", tag: "devices", access: "admin", body: deviceBulkSchema, summary: "A bulk action on devices {action: delete | move | regenerate_configs, ids | filter: {type, location_id, search}, location_id}: move is for network devices (new addresses in location_id); one transaction, one activity entry per device, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them). {action, count, changed}" },
 
   // Any other path: JSON 404 {msg} (never the HTML not-found page).
   ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map(

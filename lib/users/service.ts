@@ -73,7 +73,7 @@ function userListWhere(q: Pick<ListUsersQuery, "search" | "filter">): SQL {
  * without building every user's groups first: the view's per-user aggregate then runs only
  * for the rows of the page.
  */
-function userTableWhere(q: Pick<ListUsersQuery, "search" | "filter">): SQL {
+export function userTableWhere(q: Pick<ListUsersQuery, "search" | "filter">): SQL {
   const admin = isAdminSql(sql.raw("v.id"));
   const where: SQL[] = [];
   if (q.search) {
