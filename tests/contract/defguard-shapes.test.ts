@@ -88,6 +88,9 @@ const OUR_EVENTS = [
   "ldap_sync_failed",
   // defguard 1.6 only logs it to its own log.
   "mobile_auth_registered",
+  // Gateway revisions and drift (lib/gateways/sync.ts): a reconcile or repair, the sync settings changed.
+  "gateway_reconciled",
+  "gateway_sync_settings_modified",
   // Bulk actions (lib/bulk): one entry per device moved or whose configuration was regenerated.
   "network_device_moved",
   "device_config_regenerated",
