@@ -117,6 +117,8 @@ export const OPERATIONS: Operation[] = [
   { method: "POST", path: "/oauth/{client_id}/secret", tag: "openid", access: "admin", summary: "Regenerate an OpenID app's client secret (its tokens are revoked)" },
   { method: "POST", path: "/oauth/keys/rotate", tag: "openid", access: "admin", summary: "Rotate the OpenID signing keys (needs a fresh proof, else 403 reauth_required); old keys stay in the JWKS until their tokens expired" },
   { method: "DELETE", path: "/user/{username}/oauth_app/{client_id}", tag: "openid", access: "self-or-admin", summary: "Revoke a user's consent to an OpenID app, and the app's tokens for that user" },
+  // External identity: directory "Sync now".
+  { method: "POST", path: "/directory_sync", tag: "openid", access: "admin", enterprise: true, summary: "Directory sync now (Settings → OpenID): {success, message, users, groups, changes, skipped, last_sync_at}; 400 {msg} when no provider with a directory is set, sync is off, or the sync failed (nothing changed)" },
   { method: "GET", path: "/activity_log_stream", tag: "activity", access: "admin", summary: "Activity log streams: [{id, name, stream_type, config: {url, username, password, cert}, status: {last_success, backlog, last_error, last_error_at}}]" },
   { method: "POST", path: "/activity_log_stream", tag: "activity", access: "admin", enterprise: true, body: logStreamSchema, summary: "Add a Vector or Logstash HTTP stream (enterprise)", ok: { status: 201, description: "{}" } },
   { method: "GET", path: "/activity_log_stream/{id}", tag: "activity", access: "admin", summary: "One activity log stream" },

@@ -7,13 +7,14 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as testDirsyncGet } from "@/app/api/v1/test_directory_sync/route";
+import { POST as syncNowPost } from "@/app/api/v1/directory_sync/route";
 import { call, createUser, query, signIn, type Handler, type Jar } from "@/tests/helpers";
 import { startDirectoryStandIns, type DirectoryData, type StandIns } from "@/tests/directory-standins";
 import { SYSTEM_ACTOR } from "../../activity/service";
 import { providerSchema } from "../schema";
 import { saveProvider } from "../service";
 import { setDirectoryEndpointsForTests } from "./http";
-import { directorySyncJob, runDirectorySync } from "./sync";
+import { directorySyncJob, runDirectorySync, SYNC_NOW_MSG } from "./sync";
 
 const DATA: DirectoryData = {
   people: [
@@ -196,5 +197,63 @@ describe("rules", () => {
     s.seen.length = 0;
     await directorySyncJob();
     expect(s.seen).toHaveLength(0);
+  });
+});
+
+describe("sync now (POST /directory_sync)", () => {
+  it("an admin runs one sync now and gets the outcome in words; the status on the provider follows", async () => {
+    await configure("Google");
+    await query("update openid_provider set last_sync_at = now() - interval '1 day', last_sync_ok = false, last_sync_error = 'old'");
+    const res = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ success: true, users: 5, groups: 3, changes: 9, skipped: [] });
+    expect(res.json.message).toBe("5 users and 3 groups read from the directory; 9 changes");
+    const [row] = await query<{ last_sync_at: Date; last_sync_ok: boolean; last_sync_result: string; last_sync_error: string | null }>("select last_sync_at, last_sync_ok, last_sync_result, last_sync_error from openid_provider");
+    expect(row).toMatchObject({ last_sync_ok: true, last_sync_result: res.json.message, last_sync_error: null });
+    expect(new Date(res.json.last_sync_at).getTime()).toBe(row.last_sync_at.getTime());
+    expect(Date.now() - row.last_sync_at.getTime()).toBeLessThan(60_000);
+    expect(await states()).toEqual({ alice: true, bob: false, carol: true, dave: false, root: true });
+    // Run again at once (the interval does not matter for "Sync now"): nothing left to change.
+    const again = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(again.json).toMatchObject({ success: true, changes: 0 });
+  });
+
+  it("is for admins only", async () => {
+    await configure("JumpCloud");
+    await createUser({ username: "plain", email: "plain@console.example" });
+    const user = await signIn("plain");
+    s.seen.length = 0;
+    expect((await call(syncNowPost as Handler, { method: "POST", jar: user })).status).toBe(403);
+    expect((await call(syncNowPost as Handler, { method: "POST" })).status).toBe(401);
+    expect(s.seen).toHaveLength(0);
+    expect((await query("select last_sync_at from openid_provider where last_sync_at is not null"))).toHaveLength(0);
+  });
+
+  it("answers 400 {msg} when there is nothing to sync, and changes nothing", async () => {
+    const before = { states: await states(), membership: await membership() };
+    const none = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(none.status).toBe(400);
+    expect(none.json.msg).toBe(SYNC_NOW_MSG.noProvider);
+    await configure("JumpCloud", { directory_sync_enabled: false });
+    const off = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(off.status).toBe(400);
+    expect(off.json.msg).toBe(SYNC_NOW_MSG.off);
+    await saveProvider(SYSTEM_ACTOR, providerSchema.parse({ name: "Custom", base_url: "https://id.example.com", client_id: "c", client_secret: "s", directory_sync_enabled: true }));
+    const custom = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(custom.status).toBe(400);
+    expect(custom.json.msg).toMatch(/^directory sync is not available for the provider Custom/);
+    expect(s.seen).toHaveLength(0);
+    expect({ states: await states(), membership: await membership() }).toEqual(before);
+  });
+
+  it("a failing sync is 400 with the error in words, kept as the last result, and changes nothing", async () => {
+    await configure("JumpCloud", { jumpcloud_api_key: "wrong-key" });
+    const before = { states: await states(), membership: await membership() };
+    const res = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(res.status).toBe(400);
+    expect(res.json.msg).toMatch(/JumpCloud users: the credentials were refused \(HTTP 401/);
+    expect({ states: await states(), membership: await membership() }).toEqual(before);
+    const [row] = await query<{ last_sync_ok: boolean; last_sync_error: string }>("select last_sync_ok, last_sync_error from openid_provider");
+    expect(row).toEqual({ last_sync_ok: false, last_sync_error: res.json.msg });
   });
 });

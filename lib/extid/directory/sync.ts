@@ -29,6 +29,8 @@ import { reconcileAllLocations } from "../../locations/service";
 import { getSettings } from "../../settings/service";
 import { usernameSchema } from "../../validation";
 import { describeError } from "../../log-errors";
+import { AppError } from "../../errors";
+import { SYNC_PROVIDERS, type ProviderPreset } from "../schema";
 import { getProviderRow, providerSecrets, type ProviderRow } from "../service";
 import { usernameFrom, type UsernameHandling } from "../username";
 import { DirectoryError } from "./http";
@@ -292,6 +294,40 @@ export async function runDirectorySync(row?: ProviderRow | null): Promise<SyncOu
     const msg = err instanceof DirectoryError ? err.message : `the sync failed: ${describeError(err)}`;
     await recordStatus(provider.id, false, null, msg);
     throw err instanceof DirectoryError ? err : new DirectoryError(msg);
+  }
+}
+
+export const SYNC_NOW_MSG = {
+  noProvider: "no external OpenID provider is configured",
+  notAvailable: (name: string) => `directory sync is not available for the provider ${name}: only Google, Microsoft, Okta and JumpCloud directories can be synchronised`,
+  off: "directory sync is turned off: turn it on and save the settings first",
+} as const;
+
+export interface SyncNowAnswer extends SyncOutcome {
+  success: true;
+  /** The outcome in words, as kept for the settings screen. */
+  message: string;
+  last_sync_at: string;
+}
+
+/**
+ * POST /directory_sync ("Sync now" in Settings → OpenID): one sync right away, whatever the
+ * interval. 400 {msg} when there is nothing to sync (no provider, a provider without a
+ * directory, sync turned off) and when the sync failed (the error in words; nothing changed,
+ * and the failure is kept as the last result).
+ */
+export async function syncDirectoryNow(): Promise<SyncNowAnswer> {
+  const row = await getProviderRow();
+  if (!row) throw new AppError(400, SYNC_NOW_MSG.noProvider);
+  if (!SYNC_PROVIDERS.includes(row.name as ProviderPreset)) throw new AppError(400, SYNC_NOW_MSG.notAvailable(row.name));
+  if (!row.directorySyncEnabled) throw new AppError(400, SYNC_NOW_MSG.off);
+  try {
+    const outcome = await runDirectorySync(row);
+    const [after] = await getDb().select({ at: openidProvider.lastSyncAt, result: openidProvider.lastSyncResult }).from(openidProvider).where(eq(openidProvider.id, row.id));
+    return { success: true, ...outcome, message: after?.result ?? summary(outcome), last_sync_at: (after?.at ?? new Date()).toISOString() };
+  } catch (err) {
+    if (err instanceof DirectoryError) throw new AppError(400, err.message);
+    throw err;
   }
 }
 
