@@ -28,6 +28,7 @@ import { getSettings } from "../settings/service";
 import { usernameSchema } from "../validation";
 import { getProviderRow, providerSecrets, type ProviderRow } from "./service";
 import { usernameFrom, usernameSource, type UsernameHandling } from "./username";
+import { syncGroupsAtSignIn } from "./directory/sync";
 import type { CallbackInput } from "./schema";
 
 /** The cookie holding the sealed state, nonce and PKCE verifier between auth_info and callback. */
@@ -208,6 +209,14 @@ export async function openidCallback(input: CallbackInput, sealedFlow: string | 
   if (!user.isActive) {
     await transaction((tx) => recordActivity(tx, actor, { event: "user_login_failed", description: `Account is disabled (external OpenID provider ${row.name})` }));
     throw forbidden(LOGIN_MSG.disabled);
+  }
+  // Directory sync covering groups: this person's memberships follow the directory first (so
+  // the session starts with the right groups, admin included). A directory that cannot be read
+  // does not stop the sign-in; the periodic sync catches up.
+  try {
+    await syncGroupsAtSignIn(user.id);
+  } catch (err) {
+    console.error(`[directory-sync] group sync at the sign-in of ${user.username} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (user.mfaEnabled) {
     const token = await createSession(getDb(), user.id, "password_verified", meta);

@@ -14,7 +14,7 @@ import { SYSTEM_ACTOR } from "../../activity/service";
 import { providerSchema } from "../schema";
 import { saveProvider } from "../service";
 import { setDirectoryEndpointsForTests } from "./http";
-import { directorySyncJob, runDirectorySync, SYNC_NOW_MSG } from "./sync";
+import { directorySyncJob, runDirectorySync, SYNC_NOW_MSG, syncGroupsAtSignIn } from "./sync";
 
 const DATA: DirectoryData = {
   people: [
@@ -125,6 +125,36 @@ describe.each(["Google", "Microsoft", "Okta", "JumpCloud"] as const)("%s", (name
   });
 });
 
+describe.each(["Google", "Microsoft", "Okta", "JumpCloud"] as const)("%s: group sync at sign-in", (name) => {
+  const idOf = async (username: string) => (await query<{ id: number }>("select id from users where username = $1", [username]))[0].id;
+
+  it("the signing-in person's memberships follow the directory; nobody else's change", async () => {
+    await configure(name, { directory_sync_target: "groups" });
+    s.seen.length = 0;
+    // alice: console groups local + sales; directory groups engineering + vpn-users.
+    expect(await syncGroupsAtSignIn(await idOf("alice"))).toBe(4);
+    expect(await membership()).toEqual(["alice:engineering", "alice:local", "alice:vpn-users", "dave:engineering", "root:admin"]);
+    const log = await query<{ event: string; description: string }>("select event, description from activity_log where username = 'directory sync' order by id");
+    expect(log.map((l) => l.event).sort()).toEqual(["group_added", "group_member_added", "group_member_added", "group_member_removed"]);
+    expect(log.every((l) => l.event === "group_added" || l.description.endsWith("(directory, at sign-in)"))).toBe(true);
+    // One person's lookup, not the whole directory's membership lists.
+    expect(s.seen.some((r) => /\/(members|users)$/.test(r.path) && /groups\/|usergroups\//.test(r.path))).toBe(false);
+    // Nothing left to change; states are not the sign-in's business.
+    expect(await syncGroupsAtSignIn(await idOf("alice"))).toBe(0);
+    expect(await states()).toEqual({ alice: true, bob: true, carol: false, dave: true, root: true });
+  });
+
+  it("leaves someone the directory does not know alone, and does nothing for target users", async () => {
+    await configure(name, { directory_sync_target: "all" });
+    expect(await syncGroupsAtSignIn(await idOf("dave"))).toBeNull();
+    await configure(name, { directory_sync_target: "users" });
+    s.seen.length = 0;
+    expect(await syncGroupsAtSignIn(await idOf("alice"))).toBeNull();
+    expect(s.seen).toHaveLength(0);
+    expect(await membership()).toEqual(["alice:local", "alice:sales", "dave:engineering", "root:admin"]);
+  });
+});
+
 describe("rules", () => {
   it("refused credentials are reported in words, and a failed sync changes nothing", async () => {
     await configure("JumpCloud", { jumpcloud_api_key: "wrong-key" });
@@ -161,6 +191,18 @@ describe("rules", () => {
     expect(await membership()).toEqual(["alice:local", "alice:sales", "alice:vpn-users", "dave:engineering", "root:admin"]);
     // Target "groups": nobody's state changed.
     expect(await states()).toEqual({ alice: true, bob: true, carol: false, dave: true, root: true });
+  });
+
+  it("group sync at sign-in keeps to the matched groups, and does nothing with sync off", async () => {
+    const alice = (await query<{ id: number }>("select id from users where username = 'alice'"))[0].id;
+    await configure("Okta", { directory_sync_group_match: "vpn-users, sales" });
+    expect(await syncGroupsAtSignIn(alice)).toBe(3);
+    expect(await membership()).toEqual(["alice:local", "alice:vpn-users", "dave:engineering", "root:admin"]);
+    await query("delete from group_users where group_id = (select id from groups where name = 'vpn-users')");
+    await configure("Okta", { directory_sync_enabled: false });
+    s.seen.length = 0;
+    expect(await syncGroupsAtSignIn(alice)).toBeNull();
+    expect(s.seen).toHaveLength(0);
   });
 
   it("target users leaves groups alone; delete removes users missing upstream but never the last admin", async () => {
