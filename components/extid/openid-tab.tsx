@@ -97,6 +97,7 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
   const [syncing, setSyncing] = useState(false);
   const name = useWatch({ control: form.control, name: "name" }) as ProviderPreset;
   const syncOn = useWatch({ control: form.control, name: "directory_sync_enabled" });
+  const clientMfaOn = useWatch({ control: form.control, name: "use_openid_for_client_mfa" });
 
   useEffect(() => {
     if (!form.formState.isDirty) form.reset(valuesOf(answer));
@@ -228,6 +229,11 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
             name="use_openid_for_client_mfa"
             render={({ field }) => <SettingSwitch id="openid-client-mfa" label={t("clientMfa")} hint={t("clientMfaHint")} checked={Boolean(field.value)} onChange={field.onChange} />}
           />
+          {clientMfaOn && (
+            <p className="py-2 text-xs text-fg-muted" data-testid="openid-client-mfa-callback">
+              {t("clientMfaCallbackHint", { url: typeof window === "undefined" ? "/openid/mfa/callback" : `${window.location.origin}/openid/mfa/callback` })}
+            </p>
+          )}
           <div className="py-3">
             <Field label={t("usernameHandling")} hint={t("usernameHandlingHint")}>
               <Controller

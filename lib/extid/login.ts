@@ -67,7 +67,7 @@ const CONFIG_TTL_MS = 5 * 60_000;
  * The provider's discovered configuration, cached five minutes per provider version. Plain
  * http is accepted only for a loopback issuer (a provider on the same machine, as in tests).
  */
-async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
+export async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
   const key = `${row.id}:${row.updatedAt.getTime()}`;
   const hit = configCache.get(key);
   if (hit && Date.now() - hit.at < CONFIG_TTL_MS) return hit.config;
@@ -87,7 +87,7 @@ async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
   return config;
 }
 
-function errorText(err: unknown): string {
+export function errorText(err: unknown): string {
   // openid-client wraps oauth4webapi's errors; the innermost ones say which check failed and
   // name the claim that did not match (nonce, iss, aud, ...).
   const parts: string[] = [];
