@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto";
 import { expect, test } from "@playwright/test";
 import { adminPassword, apiClient, baseURL, signIn } from "./support";
 import { startUpstream, type Upstream } from "../tests/upstream-oidc";
+import { startDirectoryStandIns } from "../tests/directory-standins";
 
 let up: Upstream;
 
@@ -72,4 +73,58 @@ test("a callback that does not belong to a sign-in shows why and leads back to t
   await expect(page.getByTestId("openid-callback-message")).toContainText("expired or was started in another browser");
   await page.getByTestId("openid-callback-back").click();
   await expect(page).toHaveURL(/\/login$/);
+});
+
+test("directory sync: Sync now shows the outcome in words and updates the last sync (Okta stand-in)", async ({ page }) => {
+  // Okta's API lives at the configured Okta domain, so the stand-in needs no endpoint override.
+  const dir = await startDirectoryStandIns({
+    people: [{ email: "dina@corp.example", given: "Dina", family: "Dir", active: true }],
+    groups: { "dir-crew": ["dina@corp.example"] },
+  });
+  try {
+    const admin = await apiClient();
+    await admin.ok(
+      admin.post("/api/v1/openid/provider", {
+        name: "Okta",
+        base_url: dir.okta.base,
+        client_id: "login-client",
+        client_secret: "login-secret",
+        display_name: "Okta",
+        directory_sync_enabled: true,
+        directory_sync_interval: 86_400,
+        directory_sync_target: "groups",
+        okta_dirsync_client_id: dir.okta.clientId,
+        okta_private_jwk: dir.okta.privateJwk,
+      }),
+      201,
+    );
+    await admin.dispose();
+    await page.goto("/login");
+    await signIn(page, "admin", adminPassword());
+    await expect(page).not.toHaveURL(/\/login/, { timeout: 60_000 });
+    await page.goto("/settings?tab=openid");
+    await expect(page.getByTestId("openid-sync-now")).toBeEnabled({ timeout: 30_000 });
+    // The periodic job may have run the first sync already (it is due as soon as sync is on):
+    // then this one has nothing left to change.
+    await page.getByTestId("openid-sync-now").click();
+    await expect(page.getByTestId("openid-sync-now-result")).toHaveText(/^Synchronised: 1 users and 1 groups read from the directory, (1 change|nothing to change)\.$/, { timeout: 30_000 });
+    await expect(page.getByTestId("openid-sync-status")).toContainText("Last sync succeeded");
+    await expect(page.getByTestId("openid-sync-status")).toContainText(/1 users and 1 groups read from the directory; [01] changes?/);
+    await page.screenshot({ path: "test-results/openid-sync-now.png", fullPage: true });
+    // The directory refuses the key: the error in words, and the last result says so.
+    await dir.close();
+    await page.getByTestId("openid-sync-now").click();
+    await expect(page.getByTestId("openid-sync-now-result")).toContainText("Sync failed, nothing was changed:", { timeout: 30_000 });
+    await expect(page.getByTestId("openid-sync-now-result")).toContainText("unreachable");
+    await expect(page.getByTestId("openid-sync-status")).toContainText("Last sync failed");
+    await page.screenshot({ path: "test-results/openid-sync-now-failed.png", fullPage: true });
+  } finally {
+    await dir.close();
+  }
+});
+
+test("the VPN MFA callback page says why a confirmation is refused", async ({ page }) => {
+  await page.goto("/openid/mfa/callback?code=forged&state=forged");
+  await expect(page.getByTestId("openid-mfa-message")).toContainText("has expired or was not made by this console");
+  await page.screenshot({ path: "test-results/openid-mfa-callback-refused.png" });
 });

@@ -94,6 +94,8 @@ export async function startDirectoryStandIns(data: DirectoryData): Promise<Stand
   const oktaPublic = createPublicKey(okta.privateKey);
   const groupNames = () => Object.keys(s.data.groups);
   const person = (email: string) => s.data.people.find((p) => p.email === email);
+  /** Names of the groups a person is a direct member of (the per-user lookups at sign-in). */
+  const groupsOf = (email: string) => groupNames().filter((n) => s.data.groups[n].includes(email));
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     void (async () => {
@@ -123,6 +125,11 @@ export async function startDirectoryStandIns(data: DirectoryData): Promise<Stand
         if (path === "/admin/directory/v1/users") {
           if (u.searchParams.get("customer") !== "my_customer") return send(res, 400, { error: { message: "Bad Request" } });
           return page("users", s.data.people.map((p) => ({ kind: "admin#directory#user", id: id("g", p.email), primaryEmail: p.email, name: { givenName: p.given, familyName: p.family, fullName: `${p.given} ${p.family}` }, suspended: !p.active, archived: false })));
+        }
+        if (path === "/admin/directory/v1/groups" && u.searchParams.has("userKey")) {
+          const who = u.searchParams.get("userKey")!;
+          if (!person(who)) return send(res, 404, { error: { code: 404, message: "Resource Not Found: userKey" } });
+          return page("groups", groupsOf(who).map((n) => ({ kind: "admin#directory#group", id: id("gg", n), email: `${n}@corp.example`, name: n })));
         }
         if (path === "/admin/directory/v1/groups") return page("groups", groupNames().map((n) => ({ kind: "admin#directory#group", id: id("gg", n), email: `${n}@corp.example`, name: n })));
         const m = /^\/admin\/directory\/v1\/groups\/([^/]+)\/members$/.exec(path);
@@ -154,6 +161,12 @@ export async function startDirectoryStandIns(data: DirectoryData): Promise<Stand
         const msUser = (p: Person) => ({ "@odata.type": "#microsoft.graph.user", id: id("m", p.email), mail: p.email, otherMails: [], userPrincipalName: p.email, accountEnabled: p.active, givenName: p.given, surname: p.family, mobilePhone: null, businessPhones: [] });
         if (path === "/v1.0/users") return page(s.data.people.map(msUser));
         if (path === "/v1.0/groups") return page(groupNames().map((n) => ({ id: id("mg", n), displayName: n })));
+        const mo = /^\/v1\.0\/users\/([^/]+)\/memberOf$/.exec(path);
+        if (mo) {
+          const who = s.data.people.find((p) => p.email === decodeURIComponent(mo[1]) || id("m", p.email) === mo[1]);
+          if (!who) return send(res, 404, { error: { code: "Request_ResourceNotFound", message: `Resource '${decodeURIComponent(mo[1])}' does not exist.` } });
+          return page([...groupsOf(who.email).map((n) => ({ "@odata.type": "#microsoft.graph.group", id: id("mg", n), displayName: n })), { "@odata.type": "#microsoft.graph.directoryRole", id: "role-1", displayName: "Global Reader" }]);
+        }
         const m = /^\/v1\.0\/groups\/([^/]+)\/members$/.exec(path);
         if (m) {
           const name = groupNames().find((n) => id("mg", n) === m[1]);
@@ -192,6 +205,12 @@ export async function startDirectoryStandIns(data: DirectoryData): Promise<Stand
         const oktaUser = (p: Person) => ({ id: id("o", p.email), status: p.active ? "ACTIVE" : "SUSPENDED", profile: { firstName: p.given, lastName: p.family, email: p.email, login: p.email, mobilePhone: null } });
         if (path === "/okta/api/v1/users") return page(s.data.people.map(oktaUser));
         if (path === "/okta/api/v1/groups") return page(groupNames().map((n) => ({ id: id("og", n), type: "OKTA_GROUP", profile: { name: n, description: null } })));
+        const ug = /^\/okta\/api\/v1\/users\/([^/]+)\/groups$/.exec(path);
+        if (ug) {
+          const who = s.data.people.find((p) => p.email === decodeURIComponent(ug[1]) || id("o", p.email) === ug[1]);
+          if (!who) return send(res, 404, { errorCode: "E0000007", errorSummary: `Not found: Resource not found: ${decodeURIComponent(ug[1])} (User)` });
+          return page(groupsOf(who.email).map((n) => ({ id: id("og", n), type: "OKTA_GROUP", profile: { name: n, description: null } })));
+        }
         const m = /^\/okta\/api\/v1\/groups\/([^/]+)\/users$/.exec(path);
         if (m) {
           const name = groupNames().find((n) => id("og", n) === m[1]);
@@ -207,11 +226,18 @@ export async function startDirectoryStandIns(data: DirectoryData): Promise<Stand
         const skip = Number(u.searchParams.get("skip") ?? 0);
         // v1 caps a page at what it likes; the small page makes the client follow totalCount.
         if (path === "/api/systemusers") {
-          const all = s.data.people.map((p) => ({ _id: id("j", p.email), email: p.email, username: p.email.split("@")[0], firstname: p.given, lastname: p.family, activated: true, suspended: !p.active, state: p.active ? "ACTIVATED" : "SUSPENDED" }));
+          const filter = /^email:\$eq:(.+)$/.exec(u.searchParams.get("filter") ?? "");
+          const all = s.data.people.filter((p) => !filter || p.email === filter[1]).map((p) => ({ _id: id("j", p.email), email: p.email, username: p.email.split("@")[0], firstname: p.given, lastname: p.family, activated: true, suspended: !p.active, state: p.active ? "ACTIVATED" : "SUSPENDED" }));
           return send(res, 200, { totalCount: all.length, results: all.slice(skip, skip + Math.min(limit, PAGE)) });
         }
         // v2 lists: exactly `limit` items per page (the client stops at a short page).
         if (path === "/api/v2/usergroups") return send(res, 200, groupNames().map((n) => ({ id: id("jg", n), name: n, type: "user_group" })).slice(skip, skip + limit));
+        const mo = /^\/api\/v2\/users\/([^/]+)\/memberof$/.exec(path);
+        if (mo) {
+          const who = s.data.people.find((p) => id("j", p.email) === mo[1]);
+          if (!who) return send(res, 404, { message: "Not Found" });
+          return send(res, 200, groupsOf(who.email).map((n) => ({ id: id("jg", n), type: "user_group", paths: [[{ attributes: null, to: { id: id("jg", n), type: "user_group" } }]], compiledAttributes: null })).slice(skip, skip + limit));
+        }
         const m = /^\/api\/v2\/usergroups\/([^/]+)\/members$/.exec(path);
         if (m) {
           const name = groupNames().find((n) => id("jg", n) === m[1]);

@@ -5,7 +5,7 @@ import { useTranslations } from "next-intl";
 import { Controller, useForm, useWatch } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useQuery, useQueryClient } from "@tanstack/react-query";
-import { CircleAlert, CircleCheck, PlugZap, Trash2 } from "lucide-react";
+import { CircleAlert, CircleCheck, PlugZap, RefreshCw, Trash2 } from "lucide-react";
 import { api } from "@/lib/api/client";
 import { OPENID_USERNAME_HANDLING } from "@/lib/settings/schema";
 import { PRESET_BASE_URL, PROVIDER_PRESETS, providerSchema, SYNC_BEHAVIORS, SYNC_PROVIDERS, SYNC_TARGETS, type ProviderFormValues, type ProviderInput, type ProviderPreset } from "@/lib/extid/schema";
@@ -24,7 +24,7 @@ import { toast } from "@/components/ui/toaster";
 import { useSubmit } from "@/components/ui/use-submit";
 import { useServerError } from "@/components/users/server-errors";
 import { SettingsSaveBar, SettingSwitch } from "@/components/settings/settings-form";
-import { openidProviderQuery, testDirectorySync, type DirsyncTest, type ProviderAnswer } from "./queries";
+import { openidProviderQuery, syncDirectoryNow, testDirectorySync, type DirsyncNow, type DirsyncTest, type ProviderAnswer } from "./queries";
 
 type Values = ProviderFormValues & { scopes: string; directory_sync_group_match: string };
 
@@ -93,8 +93,11 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [test, setTest] = useState<DirsyncTest | null>(null);
   const [testing, setTesting] = useState(false);
+  const [syncResult, setSyncResult] = useState<{ ok: DirsyncNow } | { error: string } | null>(null);
+  const [syncing, setSyncing] = useState(false);
   const name = useWatch({ control: form.control, name: "name" }) as ProviderPreset;
   const syncOn = useWatch({ control: form.control, name: "directory_sync_enabled" });
+  const clientMfaOn = useWatch({ control: form.control, name: "use_openid_for_client_mfa" });
 
   useEffect(() => {
     if (!form.formState.isDirty) form.reset(valuesOf(answer));
@@ -133,6 +136,20 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
       setTest({ success: false, message: serverError(err) });
     } finally {
       setTesting(false);
+    }
+  }
+
+  async function runSyncNow() {
+    setSyncing(true);
+    setSyncResult(null);
+    try {
+      setSyncResult({ ok: await syncDirectoryNow() });
+    } catch (err) {
+      setSyncResult({ error: serverError(err) });
+    } finally {
+      setSyncing(false);
+      // The last sync's time and result shown above come from the provider.
+      await client.invalidateQueries({ queryKey: openidProviderQuery.queryKey });
     }
   }
 
@@ -212,6 +229,11 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
             name="use_openid_for_client_mfa"
             render={({ field }) => <SettingSwitch id="openid-client-mfa" label={t("clientMfa")} hint={t("clientMfaHint")} checked={Boolean(field.value)} onChange={field.onChange} />}
           />
+          {clientMfaOn && (
+            <p className="py-2 text-xs text-fg-muted" data-testid="openid-client-mfa-callback">
+              {t("clientMfaCallbackHint", { url: typeof window === "undefined" ? "/openid/mfa/callback" : `${window.location.origin}/openid/mfa/callback` })}
+            </p>
+          )}
           <div className="py-3">
             <Field label={t("usernameHandling")} hint={t("usernameHandlingHint")}>
               <Controller
@@ -232,10 +254,25 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
             title={t("sync.title")}
             description={t("sync.description")}
             action={
-              <Button type="button" variant="secondary" size="sm" loading={testing} disabled={!provider || isDirty} onClick={runTest} data-testid="openid-sync-test">
-                <PlugZap aria-hidden />
-                {t("sync.test")}
-              </Button>
+              <div className="flex flex-wrap gap-2">
+                <Button type="button" variant="secondary" size="sm" loading={testing} disabled={!provider || isDirty} onClick={runTest} data-testid="openid-sync-test">
+                  <PlugZap aria-hidden />
+                  {t("sync.test")}
+                </Button>
+                <Button
+                  type="button"
+                  variant="secondary"
+                  size="sm"
+                  loading={syncing}
+                  disabled={!provider?.directory_sync_enabled || isDirty}
+                  title={!provider?.directory_sync_enabled || isDirty ? t("sync.syncNowOff") : undefined}
+                  onClick={runSyncNow}
+                  data-testid="openid-sync-now"
+                >
+                  <RefreshCw aria-hidden />
+                  {t("sync.syncNow")}
+                </Button>
+              </div>
             }
           />
           <CardBody className="flex flex-col gap-4">
@@ -252,6 +289,18 @@ function OpenidForm({ answer }: { answer: ProviderAnswer }) {
                 </span>
               )}
             </div>
+            {syncResult && (
+              <div data-testid="openid-sync-now-result" role={"error" in syncResult ? "alert" : "status"} className="text-sm">
+                {"error" in syncResult ? (
+                  <p className="text-error">{t("sync.syncNowFailed", { message: syncResult.error })}</p>
+                ) : (
+                  <>
+                    <p className="text-success">{t("sync.syncNowOk", { users: syncResult.ok.users, groups: syncResult.ok.groups, changes: syncResult.ok.changes })}</p>
+                    {syncResult.ok.skipped.length > 0 && <p className="text-warning">{t("sync.syncNowSkipped", { items: syncResult.ok.skipped.join("; ") })}</p>}
+                  </>
+                )}
+              </div>
+            )}
             {test && (
               <p data-testid="openid-sync-test-result" className={test.success ? "text-sm text-success" : "text-sm text-error"}>
                 {test.success ? t("sync.testOk", { users: test.users ?? 0, groups: test.groups ?? 0 }) : t("sync.testFailed", { message: test.message })}

@@ -18,3 +18,7 @@ export const openidProviderQuery = queryOptions({
 
 export type DirsyncTest = { success: boolean; message: string; users?: number; groups?: number };
 export const testDirectorySync = () => api.get<DirsyncTest>("/test_directory_sync");
+
+export type DirsyncNow = { success: true; message: string; users: number; groups: number; changes: number; skipped: string[]; last_sync_at: string };
+/** "Sync now": one directory sync right away (400 {msg} when it cannot run or failed). */
+export const syncDirectoryNow = () => api.post<DirsyncNow>("/directory_sync");

@@ -146,14 +146,24 @@ function LdapStatusCard() {
   const serverError = useServerError();
   const status = useQuery({ queryKey: ["ldap-status"], queryFn: ({ signal }) => api.get<StatusBody>("/ldap/status", { signal }), refetchInterval: 30_000 });
   const [failure, setFailure] = useState<{ kind?: string; msg: string } | null>(null);
+  /** The steps of a failed test (its 400 answer carries them too): which one stopped it. */
+  const [failedSteps, setFailedSteps] = useState<TestBody | null>(null);
   const kindText = (kind?: string) => tk((kind && KINDS.includes(kind) ? kind : "other") as "other");
   const onError = (err: unknown) =>
     setFailure(err instanceof ApiBadRequestError ? { kind: err.code, msg: err.msg } : { msg: serverError(err) });
   const test = useMutation({
     mutationFn: () => api.get<TestBody>("/ldap/test"),
-    onMutate: () => setFailure(null),
-    onError,
+    onMutate: () => {
+      setFailure(null);
+      setFailedSteps(null);
+    },
+    onError: (err) => {
+      onError(err);
+      const body = err instanceof ApiBadRequestError ? (err.body as Partial<TestBody> | undefined) : undefined;
+      if (body?.connect && body.bind && body.search) setFailedSteps(body as TestBody);
+    },
   });
+  const steps = test.data ?? failedSteps;
   const sync = useMutation({
     mutationFn: () => api.post("/ldap/sync"),
     onMutate: () => setFailure(null),
@@ -206,13 +216,13 @@ function LdapStatusCard() {
                 : "—"}
           </dd>
         </dl>
-        {test.data && (
+        {steps && (
           <ul className="flex flex-col gap-1 text-sm" data-testid="ldap-test-steps">
             {(["connect", "bind", "search"] as const).map((k) => (
-              <li key={k} className="flex items-center gap-2">
-                {test.data[k].ok ? <CircleCheck className="size-4 text-success" aria-hidden /> : <CircleAlert className="size-4 text-error" aria-hidden />}
+              <li key={k} className="flex items-center gap-2" data-testid={`ldap-step-${k}`} data-ok={steps[k].ok ? "true" : "false"}>
+                {steps[k].ok ? <CircleCheck className="size-4 text-success" aria-hidden /> : <CircleAlert className="size-4 text-error" aria-hidden />}
                 {t(`steps.${k}`)}
-                {k === "search" && test.data.search.ok && <span className="text-fg-muted">{t("found", { users: test.data.search.users ?? 0, groups: test.data.search.groups ?? 0 })}</span>}
+                {k === "search" && steps.search.ok && <span className="text-fg-muted">{t("found", { users: steps.search.users ?? 0, groups: steps.search.groups ?? 0 })}</span>}
               </li>
             ))}
           </ul>

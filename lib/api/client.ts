@@ -45,6 +45,8 @@ export class ApiBadRequestError extends Error {
     readonly field?: string,
     /** Machine-readable reason when the server gives one (e.g. "mfa_setup_required"). */
     readonly code?: string,
+    /** The whole answer, for screens that show more of a refusal (e.g. the LDAP test's steps). */
+    readonly body?: unknown,
   ) {
     super(msg);
     this.name = "ApiBadRequestError";
@@ -214,6 +216,7 @@ async function sendRequest<T>(
       msg ?? res.statusText,
       typeof field === "string" ? field : undefined,
       typeof code === "string" ? code : undefined,
+      data,
     );
   }
   throw new ApiBadResponseError(res.status, msg);

@@ -246,10 +246,11 @@ describe("POST /client-mfa/start and /finish", () => {
   });
 
   it("external MFA: method 2 once a provider is registered; /finish waits for the OpenID step (428)", async () => {
-    registerExternalMfaProvider({ available: async () => true });
+    registerExternalMfaProvider({ available: async () => true, authorizationUrl: async (token) => `https://idp.example/authorize?for=${token.length}` });
     const extDevice = await device("mara", "tablet");
     const s = await start({ location_id: external, pubkey: extDevice.publicKey, method: 2 });
     expect(s.status, s.text).toBe(200);
+    expect(s.json.url).toBe(`https://idp.example/authorize?for=${s.json.token.length}`);
     expectError(await finish({ token: s.json.token }), 428, MSG.oidcNotCompleted);
     const { completeExternalMfa } = await import("./service");
     const [mara] = await query<{ id: number }>("select id from users where username = 'mara'");

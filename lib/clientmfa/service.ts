@@ -10,7 +10,7 @@ import { checkTotp, consumeClientMfaEmailCode, sendClientMfaEmailCode } from "..
 import { getSettings } from "../settings/service";
 import { smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import { generatePresharedKey } from "../wireguard/keys";
-import { externalMfaAvailable } from "./external";
+import { externalMfaAuthorizationUrl, externalMfaAvailable } from "./external";
 import { MFA_METHOD, type ClientMfaFinishInput, type ClientMfaStartInput } from "./schema";
 
 /**
@@ -66,8 +66,11 @@ async function mayUse(tx: Tx, locationId: number, userId: number): Promise<boole
   return Boolean(r.rows[0]?.ok);
 }
 
-/** POST /client-mfa/start: a login for this device and location → {token} (ClientMfaStartResponse). */
-export async function startClientMfa(input: ClientMfaStartInput): Promise<{ token: string }> {
+/**
+ * POST /client-mfa/start: a login for this device and location → {token} (ClientMfaStartResponse);
+ * with method 2 (external OpenID) also `url`, the provider's authorization URL for this login.
+ */
+export async function startClientMfa(input: ClientMfaStartInput): Promise<{ token: string; url?: string }> {
   const db = getDb();
   const [loc] = await db.select().from(locations).where(eq(locations.id, input.location_id));
   if (!loc) throw bad(MSG.locationNotFound, "location_id");
@@ -105,6 +108,8 @@ export async function startClientMfa(input: ClientMfaStartInput): Promise<{ toke
   }
 
   const token = randomToken(32);
+  // Before the login exists: a provider that cannot be reached leaves nothing behind.
+  const url = method === MFA_METHOD.OIDC ? await externalMfaAuthorizationUrl(token) : undefined;
   await transaction(async (tx) => {
     // One login per device key: a new start replaces the previous one (defguard keeps them by key).
     const values = {
@@ -125,7 +130,7 @@ export async function startClientMfa(input: ClientMfaStartInput): Promise<{ toke
   });
   // After the login exists: a code that went out is always usable with this token.
   if (method === MFA_METHOD.EMAIL) await sendClientMfaEmailCode(user.id);
-  return { token };
+  return url ? { token, url } : { token };
 }
 
 /**

@@ -12,6 +12,8 @@ import { GET as meGet } from "@/app/api/v1/me/route";
 import { GET as infoGet } from "@/app/api/v1/info/route";
 import { call, createUser, jarFrom, query, signIn, type Handler, type Jar } from "@/tests/helpers";
 import { signInUpstream, startUpstream, type Upstream } from "@/tests/upstream-oidc";
+import { startDirectoryStandIns, type StandIns } from "@/tests/directory-standins";
+import { setDirectoryEndpointsForTests } from "./directory/http";
 import { callbackUrl, FLOW_COOKIE, LOGIN_MSG } from "./login";
 import { MSG } from "./service";
 
@@ -255,5 +257,59 @@ describe("callback", () => {
     expect((await call(authInfoGet as Handler)).status).toBe(404);
     expect((await call(providerGet as Handler, { jar: admin })).status).toBe(204);
     expect(await query("select event from activity_log where event = 'open_id_provider_removed'")).toHaveLength(1);
+  });
+});
+
+describe("group sync at sign-in (directory sync on, JumpCloud directory stand-in)", () => {
+  let dir: StandIns;
+
+  beforeAll(async () => {
+    dir = await startDirectoryStandIns({
+      people: [{ email: "mia@corp.example", given: "Mia", family: "Moss", active: true }],
+      groups: { engineering: ["mia@corp.example"], "vpn-users": ["mia@corp.example"], sales: [] },
+    });
+    setDirectoryEndpointsForTests({ jumpcloud: dir.url });
+  });
+
+  afterAll(async () => {
+    setDirectoryEndpointsForTests();
+    await dir?.close();
+  });
+
+  const groupsOf = async (username: string) =>
+    (await query<{ name: string }>("select g.name from group_users gu join groups g on g.id = gu.group_id join users u on u.id = gu.user_id where u.username = $1 order by 1", [username])).map((r) => r.name);
+
+  it("the person's groups follow the directory before the session opens", async () => {
+    // The login goes to the upstream OpenID provider; the directory is JumpCloud's API.
+    await setProvider({ name: "JumpCloud", jumpcloud_api_key: dir.jumpcloud.apiKey, directory_sync_enabled: true, directory_sync_target: "groups" });
+    await createUser({ username: "mia", email: "mia@corp.example", groups: ["sales", "local"] });
+    up.accounts.set("sub-mia", { email: "mia@corp.example" });
+    const { res } = await flow("sub-mia");
+    expect(res.status, res.text).toBe(200);
+    expect(await groupsOf("mia")).toEqual(["engineering", "local", "vpn-users"]);
+    expect(res.json.user.groups.sort()).toEqual(["engineering", "local", "vpn-users"]);
+    // The directory changes; the next sign-in follows it.
+    dir.data.groups["vpn-users"] = [];
+    dir.data.groups.sales = ["mia@corp.example"];
+    expect((await flow("sub-mia")).res.status).toBe(200);
+    expect(await groupsOf("mia")).toEqual(["engineering", "local", "sales"]);
+  });
+
+  it("an unreadable directory does not stop the sign-in, and changes nothing", async () => {
+    await setProvider({ name: "JumpCloud", jumpcloud_api_key: "wrong-key", directory_sync_enabled: true, directory_sync_target: "all" });
+    await query("delete from users where email = 'nora@corp.example'");
+    await createUser({ username: "nora", email: "nora@corp.example", groups: ["sales"] });
+    up.accounts.set("sub-nora", { email: "nora@corp.example" });
+    const { res } = await flow("sub-nora");
+    expect(res.status, res.text).toBe(200);
+    expect(await groupsOf("nora")).toEqual(["sales"]);
+  });
+
+  it("a provider without a directory sync (Custom) leaves groups alone", async () => {
+    await setProvider({ directory_sync_enabled: true });
+    await createUser({ username: "olga", email: "mia.o@corp.example", groups: ["sales"] });
+    up.accounts.set("sub-olga", { email: "mia.o@corp.example" });
+    expect((await flow("sub-olga")).res.status).toBe(200);
+    expect(await groupsOf("olga")).toEqual(["sales"]);
   });
 });

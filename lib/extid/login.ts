@@ -28,6 +28,7 @@ import { getSettings } from "../settings/service";
 import { usernameSchema } from "../validation";
 import { getProviderRow, providerSecrets, type ProviderRow } from "./service";
 import { usernameFrom, usernameSource, type UsernameHandling } from "./username";
+import { syncGroupsAtSignIn } from "./directory/sync";
 import type { CallbackInput } from "./schema";
 
 /** The cookie holding the sealed state, nonce and PKCE verifier between auth_info and callback. */
@@ -66,7 +67,7 @@ const CONFIG_TTL_MS = 5 * 60_000;
  * The provider's discovered configuration, cached five minutes per provider version. Plain
  * http is accepted only for a loopback issuer (a provider on the same machine, as in tests).
  */
-async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
+export async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
   const key = `${row.id}:${row.updatedAt.getTime()}`;
   const hit = configCache.get(key);
   if (hit && Date.now() - hit.at < CONFIG_TTL_MS) return hit.config;
@@ -86,7 +87,7 @@ async function providerConfig(row: ProviderRow): Promise<oidc.Configuration> {
   return config;
 }
 
-function errorText(err: unknown): string {
+export function errorText(err: unknown): string {
   // openid-client wraps oauth4webapi's errors; the innermost ones say which check failed and
   // name the claim that did not match (nonce, iss, aud, ...).
   const parts: string[] = [];
@@ -208,6 +209,14 @@ export async function openidCallback(input: CallbackInput, sealedFlow: string | 
   if (!user.isActive) {
     await transaction((tx) => recordActivity(tx, actor, { event: "user_login_failed", description: `Account is disabled (external OpenID provider ${row.name})` }));
     throw forbidden(LOGIN_MSG.disabled);
+  }
+  // Directory sync covering groups: this person's memberships follow the directory first (so
+  // the session starts with the right groups, admin included). A directory that cannot be read
+  // does not stop the sign-in; the periodic sync catches up.
+  try {
+    await syncGroupsAtSignIn(user.id);
+  } catch (err) {
+    console.error(`[directory-sync] group sync at the sign-in of ${user.username} failed: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (user.mfaEnabled) {
     const token = await createSession(getDb(), user.id, "password_verified", meta);

@@ -15,6 +15,7 @@ import { listUserDevices } from "../devices/service";
 import { reconcileAllLocations } from "../locations/service";
 import { getSettings } from "../settings/service";
 import { writeLdapPassword } from "../ldap/password";
+import { renameLdapUser } from "../ldap/rename";
 import { passwordResetMail, sendMail, smtpConfigured, SMTP_NOT_CONFIGURED } from "../mail/service";
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput } from "./schema";
 import { cachedUsersList } from "./list-cache";
@@ -328,6 +329,8 @@ export async function updateUser(
       event: "user_modified",
       description: input.username !== u.username ? `Modified user ${u.username} (now ${input.username})` : `Modified user ${u.username}`,
     });
+    // A rename reaches the user's LDAP entry (modifyDN) last, so a refusal rolls it back.
+    if (input.username !== u.username) await renameLdapUser(tx, actor, u.id, u.username, input.username);
     emit({ type: "user.modified", userId: u.id, username: input.username });
     return getUserInfo(u.id, tx);
   });

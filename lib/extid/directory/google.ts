@@ -4,7 +4,7 @@ import "server-only";
  * access token (RFC 7523 jwt-bearer), then the Admin SDK Directory API, pages linked by
  * `nextPageToken`.
  */
-import { directoryEndpoints, DirectoryError, formPost, MAX_PAGES, pemKey, requestJson, signJwt } from "./http";
+import { directoryEndpoints, DirectoryError, formPost, MAX_PAGES, pemKey, requestJson, signJwt, nullIfNotFound } from "./http";
 import type { Directory, DirectoryGroup, DirectoryUser } from "./types";
 
 export const GOOGLE_SCOPES = [
@@ -96,5 +96,12 @@ export class GoogleDirectory implements Directory {
       (b) => b.members as never,
     );
     return list.filter((m) => m.type === "USER" && m.email).map((m) => m.email!.toLowerCase());
+  }
+
+  async userGroups(email: string): Promise<string[] | null> {
+    const list = await nullIfNotFound(() =>
+      this.pages<{ id: string; name?: string; email?: string }>(`Google groups of ${email}`, "/admin/directory/v1/groups", { userKey: email, maxResults: "200" }, (b) => b.groups as never),
+    );
+    return list && list.map((g) => g.name ?? g.email ?? g.id);
   }
 }

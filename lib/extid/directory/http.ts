@@ -32,7 +32,11 @@ export function setDirectoryEndpointsForTests(o?: Partial<Endpoints>): void {
 
 /** A directory failure with a message for the settings screen and the sync status. */
 export class DirectoryError extends Error {
-  constructor(message: string) {
+  /** The HTTP status of the provider's answer, when the failure was one. */
+  constructor(
+    message: string,
+    readonly status?: number,
+  ) {
     super(message);
     this.name = "DirectoryError";
   }
@@ -84,7 +88,7 @@ export async function requestJson<T>(what: string, url: string, init: RequestIni
       detail = text.slice(0, 200);
     }
     const reason = res.status === 401 || res.status === 403 ? "the credentials were refused" : res.status === 404 ? "not found" : res.status === 429 ? "rate limited" : "failed";
-    throw new DirectoryError(`${what}: ${reason} (HTTP ${res.status}${detail ? `: ${detail}` : ""})`);
+    throw new DirectoryError(`${what}: ${reason} (HTTP ${res.status}${detail ? `: ${detail}` : ""})`, res.status);
   }
   try {
     return { status: res.status, body: JSON.parse(text) as T, headers: res.headers };
@@ -136,3 +140,13 @@ export function jwkKey(jwk: string): { key: KeyObject; kid?: string } {
 }
 
 export const newJti = () => randomUUID();
+
+/** `fn`'s answer, or null when the provider said 404 (e.g. a person who is not in the directory). */
+export async function nullIfNotFound<T>(fn: () => Promise<T>): Promise<T | null> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof DirectoryError && err.status === 404) return null;
+    throw err;
+  }
+}

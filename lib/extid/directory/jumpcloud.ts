@@ -77,4 +77,16 @@ export class JumpCloudDirectory implements Directory {
     const byId = new Map(all.map((u) => [u.id, u.email]));
     return list.flatMap((m) => (m.to?.type === "user" && m.to.id && byId.has(m.to.id) ? [byId.get(m.to.id)!] : []));
   }
+
+  async userGroups(email: string, groups: DirectoryGroup[]): Promise<string[] | null> {
+    const url = new URL("/api/systemusers", directoryEndpoints().jumpcloud);
+    url.searchParams.set("filter", `email:$eq:${email}`);
+    url.searchParams.set("fields", "_id email");
+    const found = await requestJson<{ results?: JUser[] }>(`JumpCloud user ${email}`, url.href, { headers: { "x-api-key": this.apiKey } });
+    const user = found.body.results?.find((u) => u.email?.toLowerCase() === email);
+    if (!user) return null;
+    const list = await this.list<{ id?: string; type?: string }>(`JumpCloud groups of ${email}`, `/api/v2/users/${encodeURIComponent(user._id)}/memberof`);
+    const nameOf = new Map(groups.map((g) => [g.id, g.name]));
+    return list.flatMap((g) => (g.type === "user_group" && g.id && nameOf.has(g.id) ? [nameOf.get(g.id)!] : []));
+  }
 }

@@ -4,7 +4,7 @@ import "server-only";
  * (`https://login.microsoftonline.com/<tenant>/v2.0`), then Microsoft Graph v1.0, pages
  * linked by `@odata.nextLink`.
  */
-import { directoryEndpoints, DirectoryError, formPost, MAX_PAGES, requestJson } from "./http";
+import { directoryEndpoints, DirectoryError, formPost, MAX_PAGES, requestJson, nullIfNotFound } from "./http";
 import type { Directory, DirectoryGroup, DirectoryUser } from "./types";
 
 interface MUser {
@@ -97,5 +97,13 @@ export class MicrosoftDirectory implements Directory {
   async members(group: DirectoryGroup): Promise<string[]> {
     const list = await this.pages<MUser>(`Microsoft members of ${group.name}`, this.graph(`/groups/${encodeURIComponent(group.id)}/members`, { $select: "id,mail,otherMails,userPrincipalName", $top: "999" }));
     return list.filter((m) => !m["@odata.type"] || m["@odata.type"] === "#microsoft.graph.user").flatMap((m) => emailOf(m) ?? []);
+  }
+
+  async userGroups(email: string): Promise<string[] | null> {
+    // The user by user principal name (Graph takes it in place of the id); groups only, not roles.
+    const list = await nullIfNotFound(() =>
+      this.pages<{ "@odata.type"?: string; displayName?: string | null }>(`Microsoft groups of ${email}`, this.graph(`/users/${encodeURIComponent(email)}/memberOf`, { $select: "id,displayName", $top: "999" })),
+    );
+    return list && list.filter((g) => g["@odata.type"] === "#microsoft.graph.group" && g.displayName).map((g) => g.displayName!);
   }
 }

@@ -5,7 +5,7 @@ import "server-only";
  * okta.groups.read, then the Okta management API at the configured Okta domain, pages linked
  * by `Link: <…>; rel="next"` headers.
  */
-import { DirectoryError, formPost, jwkKey, MAX_PAGES, newJti, requestJson, signJwt } from "./http";
+import { DirectoryError, formPost, jwkKey, MAX_PAGES, newJti, nullIfNotFound, requestJson, signJwt } from "./http";
 import type { Directory, DirectoryGroup, DirectoryUser } from "./types";
 
 interface OUser {
@@ -85,5 +85,11 @@ export class OktaDirectory implements Directory {
   async members(group: DirectoryGroup): Promise<string[]> {
     const list = await this.pages<OUser>(`Okta members of ${group.name}`, `/api/v1/groups/${encodeURIComponent(group.id)}/users`);
     return list.flatMap((u) => (u.profile?.email ? [u.profile.email.toLowerCase()] : []));
+  }
+
+  async userGroups(email: string): Promise<string[] | null> {
+    // Okta takes the login (usually the e-mail address) in place of the user id.
+    const list = await nullIfNotFound(() => this.pages<{ profile?: { name?: string } }>(`Okta groups of ${email}`, `/api/v1/users/${encodeURIComponent(email)}/groups`));
+    return list && list.flatMap((g) => g.profile?.name ?? []);
   }
 }

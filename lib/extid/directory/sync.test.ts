@@ -7,13 +7,14 @@ import { createServer } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { GET as testDirsyncGet } from "@/app/api/v1/test_directory_sync/route";
+import { POST as syncNowPost } from "@/app/api/v1/directory_sync/route";
 import { call, createUser, query, signIn, type Handler, type Jar } from "@/tests/helpers";
 import { startDirectoryStandIns, type DirectoryData, type StandIns } from "@/tests/directory-standins";
 import { SYSTEM_ACTOR } from "../../activity/service";
 import { providerSchema } from "../schema";
 import { saveProvider } from "../service";
 import { setDirectoryEndpointsForTests } from "./http";
-import { directorySyncJob, runDirectorySync } from "./sync";
+import { directorySyncJob, runDirectorySync, SYNC_NOW_MSG, syncGroupsAtSignIn } from "./sync";
 
 const DATA: DirectoryData = {
   people: [
@@ -124,6 +125,36 @@ describe.each(["Google", "Microsoft", "Okta", "JumpCloud"] as const)("%s", (name
   });
 });
 
+describe.each(["Google", "Microsoft", "Okta", "JumpCloud"] as const)("%s: group sync at sign-in", (name) => {
+  const idOf = async (username: string) => (await query<{ id: number }>("select id from users where username = $1", [username]))[0].id;
+
+  it("the signing-in person's memberships follow the directory; nobody else's change", async () => {
+    await configure(name, { directory_sync_target: "groups" });
+    s.seen.length = 0;
+    // alice: console groups local + sales; directory groups engineering + vpn-users.
+    expect(await syncGroupsAtSignIn(await idOf("alice"))).toBe(4);
+    expect(await membership()).toEqual(["alice:engineering", "alice:local", "alice:vpn-users", "dave:engineering", "root:admin"]);
+    const log = await query<{ event: string; description: string }>("select event, description from activity_log where username = 'directory sync' order by id");
+    expect(log.map((l) => l.event).sort()).toEqual(["group_added", "group_member_added", "group_member_added", "group_member_removed"]);
+    expect(log.every((l) => l.event === "group_added" || l.description.endsWith("(directory, at sign-in)"))).toBe(true);
+    // One person's lookup, not the whole directory's membership lists.
+    expect(s.seen.some((r) => /\/(members|users)$/.test(r.path) && /groups\/|usergroups\//.test(r.path))).toBe(false);
+    // Nothing left to change; states are not the sign-in's business.
+    expect(await syncGroupsAtSignIn(await idOf("alice"))).toBe(0);
+    expect(await states()).toEqual({ alice: true, bob: true, carol: false, dave: true, root: true });
+  });
+
+  it("leaves someone the directory does not know alone, and does nothing for target users", async () => {
+    await configure(name, { directory_sync_target: "all" });
+    expect(await syncGroupsAtSignIn(await idOf("dave"))).toBeNull();
+    await configure(name, { directory_sync_target: "users" });
+    s.seen.length = 0;
+    expect(await syncGroupsAtSignIn(await idOf("alice"))).toBeNull();
+    expect(s.seen).toHaveLength(0);
+    expect(await membership()).toEqual(["alice:local", "alice:sales", "dave:engineering", "root:admin"]);
+  });
+});
+
 describe("rules", () => {
   it("refused credentials are reported in words, and a failed sync changes nothing", async () => {
     await configure("JumpCloud", { jumpcloud_api_key: "wrong-key" });
@@ -162,6 +193,18 @@ describe("rules", () => {
     expect(await states()).toEqual({ alice: true, bob: true, carol: false, dave: true, root: true });
   });
 
+  it("group sync at sign-in keeps to the matched groups, and does nothing with sync off", async () => {
+    const alice = (await query<{ id: number }>("select id from users where username = 'alice'"))[0].id;
+    await configure("Okta", { directory_sync_group_match: "vpn-users, sales" });
+    expect(await syncGroupsAtSignIn(alice)).toBe(3);
+    expect(await membership()).toEqual(["alice:local", "alice:vpn-users", "dave:engineering", "root:admin"]);
+    await query("delete from group_users where group_id = (select id from groups where name = 'vpn-users')");
+    await configure("Okta", { directory_sync_enabled: false });
+    s.seen.length = 0;
+    expect(await syncGroupsAtSignIn(alice)).toBeNull();
+    expect(s.seen).toHaveLength(0);
+  });
+
   it("target users leaves groups alone; delete removes users missing upstream but never the last admin", async () => {
     await configure("Okta", { directory_sync_target: "users", directory_sync_user_behavior: "delete", directory_sync_admin_behavior: "delete" });
     const out = await runDirectorySync();
@@ -196,5 +239,63 @@ describe("rules", () => {
     s.seen.length = 0;
     await directorySyncJob();
     expect(s.seen).toHaveLength(0);
+  });
+});
+
+describe("sync now (POST /directory_sync)", () => {
+  it("an admin runs one sync now and gets the outcome in words; the status on the provider follows", async () => {
+    await configure("Google");
+    await query("update openid_provider set last_sync_at = now() - interval '1 day', last_sync_ok = false, last_sync_error = 'old'");
+    const res = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(res.status, res.text).toBe(200);
+    expect(res.json).toMatchObject({ success: true, users: 5, groups: 3, changes: 9, skipped: [] });
+    expect(res.json.message).toBe("5 users and 3 groups read from the directory; 9 changes");
+    const [row] = await query<{ last_sync_at: Date; last_sync_ok: boolean; last_sync_result: string; last_sync_error: string | null }>("select last_sync_at, last_sync_ok, last_sync_result, last_sync_error from openid_provider");
+    expect(row).toMatchObject({ last_sync_ok: true, last_sync_result: res.json.message, last_sync_error: null });
+    expect(new Date(res.json.last_sync_at).getTime()).toBe(row.last_sync_at.getTime());
+    expect(Date.now() - row.last_sync_at.getTime()).toBeLessThan(60_000);
+    expect(await states()).toEqual({ alice: true, bob: false, carol: true, dave: false, root: true });
+    // Run again at once (the interval does not matter for "Sync now"): nothing left to change.
+    const again = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(again.json).toMatchObject({ success: true, changes: 0 });
+  });
+
+  it("is for admins only", async () => {
+    await configure("JumpCloud");
+    await createUser({ username: "plain", email: "plain@console.example" });
+    const user = await signIn("plain");
+    s.seen.length = 0;
+    expect((await call(syncNowPost as Handler, { method: "POST", jar: user })).status).toBe(403);
+    expect((await call(syncNowPost as Handler, { method: "POST" })).status).toBe(401);
+    expect(s.seen).toHaveLength(0);
+    expect((await query("select last_sync_at from openid_provider where last_sync_at is not null"))).toHaveLength(0);
+  });
+
+  it("answers 400 {msg} when there is nothing to sync, and changes nothing", async () => {
+    const before = { states: await states(), membership: await membership() };
+    const none = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(none.status).toBe(400);
+    expect(none.json.msg).toBe(SYNC_NOW_MSG.noProvider);
+    await configure("JumpCloud", { directory_sync_enabled: false });
+    const off = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(off.status).toBe(400);
+    expect(off.json.msg).toBe(SYNC_NOW_MSG.off);
+    await saveProvider(SYSTEM_ACTOR, providerSchema.parse({ name: "Custom", base_url: "https://id.example.com", client_id: "c", client_secret: "s", directory_sync_enabled: true }));
+    const custom = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(custom.status).toBe(400);
+    expect(custom.json.msg).toMatch(/^directory sync is not available for the provider Custom/);
+    expect(s.seen).toHaveLength(0);
+    expect({ states: await states(), membership: await membership() }).toEqual(before);
+  });
+
+  it("a failing sync is 400 with the error in words, kept as the last result, and changes nothing", async () => {
+    await configure("JumpCloud", { jumpcloud_api_key: "wrong-key" });
+    const before = { states: await states(), membership: await membership() };
+    const res = await call(syncNowPost as Handler, { method: "POST", jar: admin });
+    expect(res.status).toBe(400);
+    expect(res.json.msg).toMatch(/JumpCloud users: the credentials were refused \(HTTP 401/);
+    expect({ states: await states(), membership: await membership() }).toEqual(before);
+    const [row] = await query<{ last_sync_ok: boolean; last_sync_error: string }>("select last_sync_ok, last_sync_error from openid_provider");
+    expect(row).toEqual({ last_sync_ok: false, last_sync_error: res.json.msg });
   });
 });

@@ -29,6 +29,8 @@ import { reconcileAllLocations } from "../../locations/service";
 import { getSettings } from "../../settings/service";
 import { usernameSchema } from "../../validation";
 import { describeError } from "../../log-errors";
+import { AppError } from "../../errors";
+import { SYNC_PROVIDERS, type ProviderPreset } from "../schema";
 import { getProviderRow, providerSecrets, type ProviderRow } from "../service";
 import { usernameFrom, type UsernameHandling } from "../username";
 import { DirectoryError } from "./http";
@@ -133,6 +135,75 @@ export interface SyncOutcome {
   skipped: string[];
 }
 
+/**
+ * Group membership follows the directory for the given console users (those found in the
+ * directory): the snapshot's groups are created when missing, memberships of those groups
+ * added and removed; other groups are left alone, and the last active admin keeps the admin
+ * group. Returns the number of changes.
+ */
+async function applyGroups(tx: Tx, emit: Emit, snap: Snapshot, all: ConsoleUser[], skipped: string[], how: string): Promise<number> {
+  let changes = 0;
+  const dirByEmail = new Set(snap.users.map((u) => u.email));
+  const managed = new Map<string, number>();
+  for (const g of snap.groups) {
+    if (managed.has(g.name)) continue;
+    let [existing] = await tx.select({ id: groups.id }).from(groups).where(eq(groups.name, g.name));
+    if (!existing) {
+      [existing] = await tx.insert(groups).values({ name: g.name }).returning({ id: groups.id });
+      await recordActivity(tx, SYNC_ACTOR, { event: "group_added", description: `Added group ${g.name} from the directory` });
+      emit({ type: "group.changed", groupId: existing.id, name: g.name });
+      changes++;
+    }
+    managed.set(g.name, existing.id);
+  }
+  const managedIds = [...managed.values()];
+  const adminGroupIds = new Set(
+    managedIds.length ? (await tx.select({ id: groups.id }).from(groups).where(and(inArray(groups.id, managedIds), eq(groups.isAdmin, true)))).map((g) => g.id) : [],
+  );
+  const current = managedIds.length
+    ? await tx.select({ userId: groupUsers.userId, groupId: groupUsers.groupId }).from(groupUsers).where(inArray(groupUsers.groupId, managedIds))
+    : [];
+  const currentByUser = new Map<number, Set<number>>();
+  for (const c of current) {
+    let s = currentByUser.get(c.userId);
+    if (!s) currentByUser.set(c.userId, (s = new Set()));
+    s.add(c.groupId);
+  }
+  const nameOf = new Map([...managed].map(([n, id]) => [id, n]));
+  let membershipChanged = false;
+  for (const u of all) {
+    const email = u.email.toLowerCase();
+    if (!dirByEmail.has(email) && !snap.membership.has(email)) continue;
+    const want = new Set([...(snap.membership.get(email) ?? [])].map((n) => managed.get(n)!).filter(Boolean));
+    const have = currentByUser.get(u.id) ?? new Set<number>();
+    for (const gid of want) {
+      if (have.has(gid)) continue;
+      await tx.insert(groupUsers).values({ groupId: gid, userId: u.id }).onConflictDoNothing();
+      await recordActivity(tx, SYNC_ACTOR, { event: "group_member_added", description: `Added ${u.username} to group ${nameOf.get(gid)} (${how})` });
+      emit({ type: "group.changed", groupId: gid, name: nameOf.get(gid)! });
+      changes++;
+      membershipChanged = true;
+    }
+    for (const gid of have) {
+      if (want.has(gid)) continue;
+      await tx.delete(groupUsers).where(and(eq(groupUsers.groupId, gid), eq(groupUsers.userId, u.id)));
+      if (adminGroupIds.has(gid) && (await activeAdmins(tx)) < 1) {
+        // Still an admin through another group? If not, put the membership back.
+        await tx.insert(groupUsers).values({ groupId: gid, userId: u.id });
+        skipped.push(`${u.username} is the last active admin and stays in ${nameOf.get(gid)}`);
+        continue;
+      }
+      await recordActivity(tx, SYNC_ACTOR, { event: "group_member_removed", description: `Removed ${u.username} from group ${nameOf.get(gid)} (${how})` });
+      emit({ type: "group.changed", groupId: gid, name: nameOf.get(gid)! });
+      changes++;
+      membershipChanged = true;
+    }
+  }
+  // Group membership decides which locations users' devices may use.
+  if (membershipChanged) await reconcileAllLocations(tx);
+  return changes;
+}
+
 /** Apply a snapshot in one transaction. */
 export async function applySnapshot(row: ProviderRow, snap: Snapshot): Promise<SyncOutcome> {
   const handling = (await getSettings()).openidUsernameHandling as UsernameHandling;
@@ -208,65 +279,7 @@ export async function applySnapshot(row: ProviderRow, snap: Snapshot): Promise<S
       all = await consoleUsers(tx);
     }
 
-    if (row.directorySyncTarget !== "users") {
-      const managed = new Map<string, number>();
-      for (const g of snap.groups) {
-        if (managed.has(g.name)) continue;
-        let [existing] = await tx.select({ id: groups.id }).from(groups).where(eq(groups.name, g.name));
-        if (!existing) {
-          [existing] = await tx.insert(groups).values({ name: g.name }).returning({ id: groups.id });
-          await recordActivity(tx, SYNC_ACTOR, { event: "group_added", description: `Added group ${g.name} from the directory` });
-          emit({ type: "group.changed", groupId: existing.id, name: g.name });
-          changes++;
-        }
-        managed.set(g.name, existing.id);
-      }
-      const managedIds = [...managed.values()];
-      const adminGroupIds = new Set(
-        managedIds.length ? (await tx.select({ id: groups.id }).from(groups).where(and(inArray(groups.id, managedIds), eq(groups.isAdmin, true)))).map((g) => g.id) : [],
-      );
-      const current = managedIds.length
-        ? await tx.select({ userId: groupUsers.userId, groupId: groupUsers.groupId }).from(groupUsers).where(inArray(groupUsers.groupId, managedIds))
-        : [];
-      const currentByUser = new Map<number, Set<number>>();
-      for (const c of current) {
-        let s = currentByUser.get(c.userId);
-        if (!s) currentByUser.set(c.userId, (s = new Set()));
-        s.add(c.groupId);
-      }
-      const nameOf = new Map([...managed].map(([n, id]) => [id, n]));
-      let membershipChanged = false;
-      for (const u of all) {
-        const email = u.email.toLowerCase();
-        if (!dirByEmail.has(email) && !snap.membership.has(email)) continue;
-        const want = new Set([...(snap.membership.get(email) ?? [])].map((n) => managed.get(n)!).filter(Boolean));
-        const have = currentByUser.get(u.id) ?? new Set<number>();
-        for (const gid of want) {
-          if (have.has(gid)) continue;
-          await tx.insert(groupUsers).values({ groupId: gid, userId: u.id }).onConflictDoNothing();
-          await recordActivity(tx, SYNC_ACTOR, { event: "group_member_added", description: `Added ${u.username} to group ${nameOf.get(gid)} (directory)` });
-          emit({ type: "group.changed", groupId: gid, name: nameOf.get(gid)! });
-          changes++;
-          membershipChanged = true;
-        }
-        for (const gid of have) {
-          if (want.has(gid)) continue;
-          await tx.delete(groupUsers).where(and(eq(groupUsers.groupId, gid), eq(groupUsers.userId, u.id)));
-          if (adminGroupIds.has(gid) && (await activeAdmins(tx)) < 1) {
-            // Still an admin through another group? If not, put the membership back.
-            await tx.insert(groupUsers).values({ groupId: gid, userId: u.id });
-            skipped.push(`${u.username} is the last active admin and stays in ${nameOf.get(gid)}`);
-            continue;
-          }
-          await recordActivity(tx, SYNC_ACTOR, { event: "group_member_removed", description: `Removed ${u.username} from group ${nameOf.get(gid)} (directory)` });
-          emit({ type: "group.changed", groupId: gid, name: nameOf.get(gid)! });
-          changes++;
-          membershipChanged = true;
-        }
-      }
-      // Group membership decides which locations users' devices may use.
-      if (membershipChanged) await reconcileAllLocations(tx);
-    }
+    if (row.directorySyncTarget !== "users") changes += await applyGroups(tx, emit, snap, all, skipped, "directory");
     return { users: snap.users.length, groups: snap.groups.length, changes, skipped };
   });
 }
@@ -292,6 +305,79 @@ export async function runDirectorySync(row?: ProviderRow | null): Promise<SyncOu
     const msg = err instanceof DirectoryError ? err.message : `the sync failed: ${describeError(err)}`;
     await recordStatus(provider.id, false, null, msg);
     throw err instanceof DirectoryError ? err : new DirectoryError(msg);
+  }
+}
+
+/**
+ * At sign-in through the external provider (as defguard does on login): when directory sync is
+ * on and covers groups, the signing-in person's group memberships follow the directory before
+ * the session opens: their directory groups (within "group match") are created when missing
+ * and joined, the directory's other groups left. Nothing happens for someone the directory
+ * does not know, without the enterprise licence, or for providers without a directory.
+ * Throws a DirectoryError when the directory cannot be read (the caller decides what the
+ * sign-in does then); returns the number of changes, or null when nothing was to be done.
+ */
+export async function syncGroupsAtSignIn(userId: number): Promise<number | null> {
+  const row = await getProviderRow();
+  if (!row?.directorySyncEnabled || row.directorySyncTarget === "users" || !SYNC_PROVIDERS.includes(row.name as ProviderPreset)) return null;
+  if (!(await entitlement()).enterprise) return null;
+  const [person] = await getDb().select({ email: users.email }).from(users).where(eq(users.id, userId));
+  if (!person) return null;
+  const email = person.email.toLowerCase();
+  const dir = directoryFor(row);
+  await dir.prepare();
+  const match = new Set(row.directorySyncGroupMatch);
+  const dirGroups = (await dir.groups()).filter((g) => match.size === 0 || match.has(g.name));
+  const mine = await dir.userGroups(email, dirGroups);
+  if (mine === null) return null;
+  const names = new Set(dirGroups.map((g) => g.name));
+  const snap: Snapshot = {
+    users: [{ id: "", email, active: true, firstName: null, lastName: null, phone: null }],
+    groups: dirGroups,
+    membership: new Map([[email, new Set(mine.filter((n) => names.has(n)))]]),
+  };
+  return transaction(async (tx, emit) => {
+    await tx.execute(sql`select pg_advisory_xact_lock(7240120)`);
+    const [u] = await tx.select({ id: users.id, username: users.username, email: users.email, isActive: users.isActive, isAdmin: isAdminSql() }).from(users).where(eq(users.id, userId));
+    if (!u) return null;
+    const skipped: string[] = [];
+    const changes = await applyGroups(tx, emit, snap, [u], skipped, "directory, at sign-in");
+    for (const why of skipped) console.warn(`[directory-sync] at sign-in: ${why}`);
+    return changes;
+  });
+}
+
+export const SYNC_NOW_MSG = {
+  noProvider: "no external OpenID provider is configured",
+  notAvailable: (name: string) => `directory sync is not available for the provider ${name}: only Google, Microsoft, Okta and JumpCloud directories can be synchronised`,
+  off: "directory sync is turned off: turn it on and save the settings first",
+} as const;
+
+export interface SyncNowAnswer extends SyncOutcome {
+  success: true;
+  /** The outcome in words, as kept for the settings screen. */
+  message: string;
+  last_sync_at: string;
+}
+
+/**
+ * POST /directory_sync ("Sync now" in Settings → OpenID): one sync right away, whatever the
+ * interval. 400 {msg} when there is nothing to sync (no provider, a provider without a
+ * directory, sync turned off) and when the sync failed (the error in words; nothing changed,
+ * and the failure is kept as the last result).
+ */
+export async function syncDirectoryNow(): Promise<SyncNowAnswer> {
+  const row = await getProviderRow();
+  if (!row) throw new AppError(400, SYNC_NOW_MSG.noProvider);
+  if (!SYNC_PROVIDERS.includes(row.name as ProviderPreset)) throw new AppError(400, SYNC_NOW_MSG.notAvailable(row.name));
+  if (!row.directorySyncEnabled) throw new AppError(400, SYNC_NOW_MSG.off);
+  try {
+    const outcome = await runDirectorySync(row);
+    const [after] = await getDb().select({ at: openidProvider.lastSyncAt, result: openidProvider.lastSyncResult }).from(openidProvider).where(eq(openidProvider.id, row.id));
+    return { success: true, ...outcome, message: after?.result ?? summary(outcome), last_sync_at: (after?.at ?? new Date()).toISOString() };
+  } catch (err) {
+    if (err instanceof DirectoryError) throw new AppError(400, err.message);
+    throw err;
   }
 }
 

@@ -23,4 +23,9 @@ export interface Directory {
   groups(): Promise<DirectoryGroup[]>;
   /** E-mail addresses (lower-cased) of the group's user members; `all` helps providers that answer with ids. */
   members(group: DirectoryGroup, all: DirectoryUser[]): Promise<string[]>;
+  /**
+   * Names of the groups one person (by e-mail) is a member of, for the sync at sign-in; null
+   * when the person is not in the directory. `groups` is the directory's group list.
+   */
+  userGroups(email: string, groups: DirectoryGroup[]): Promise<string[] | null>;
 }

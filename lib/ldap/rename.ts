@@ -1,0 +1,105 @@
+import "server-only";
+import { eq, sql } from "drizzle-orm";
+import { Attribute, Change, escapeFilter } from "ldapts";
+import type { Tx } from "../db";
+import { ldapUsers } from "../db/schema";
+import { AppError } from "../errors";
+import { recordActivity, type Actor } from "../activity/service";
+import { getSettings } from "../settings/service";
+import { classify, dnKey, escapeDnValue, hostOf, ldapConfig, LdapFailure, missingSetting, openBound, probe } from "./client";
+import { membersAreNames, readGroups } from "./directory";
+
+/** The attribute and (unescaped) value of a DN's first RDN. */
+function firstRdn(dn: string): { attr: string; value: string } | null {
+  const rdn = dn.split(/(?<!\\),/)[0] ?? "";
+  const i = rdn.search(/(?<!\\)=/);
+  if (i < 0) return null;
+  return { attr: rdn.slice(0, i).trim(), value: rdn.slice(i + 1).trim().replace(/\\(.)/g, "$1") };
+}
+
+/** The DN after its first RDN. */
+function parentOf(dn: string): string {
+  const i = dn.search(/(?<!\\),/);
+  return i < 0 ? "" : dn.slice(i + 1).trim();
+}
+
+/**
+ * A username changed in the console, written to the user's LDAP entry inside the transaction of
+ * the change (called last, like the password write-back): when LDAP is enabled and the user is
+ * linked to an entry.
+ *
+ * - An entry named by the username (`<rdn attr>=<old username>,…`) is renamed with modifyDN to
+ *   `<rdn attr>=<new username>` under the same parent (the old RDN value is removed).
+ * - When the username attribute is not the RDN attribute, it is replaced (and `sAMAccountName`
+ *   in AD mode).
+ * - Groups listing the user (their DN, or the username for `memberUid`) get the new value.
+ * - The sync's link (`ldap_users`: dn_key, dn, base username) and the group bases
+ *   (`ldap_groups.members`, dn_keys) follow, so the next sync sees no change and deletes
+ *   nothing.
+ *
+ * LDAP refusing the change (400) or unavailable (503) rolls the rename back with {msg}.
+ * Returns whether LDAP was written.
+ */
+export async function renameLdapUser(tx: Tx, actor: Actor, userId: number, oldUsername: string, newUsername: string): Promise<boolean> {
+  if (oldUsername === newUsername) return false;
+  const s = await getSettings(tx);
+  if (!s.ldapEnabled || missingSetting(s)) return false;
+  const [link] = await tx.select().from(ldapUsers).where(eq(ldapUsers.userId, userId));
+  if (!link) return false;
+  const cfg = ldapConfig(s);
+  const rdn = firstRdn(link.dn);
+  const renameEntry = rdn !== null && rdn.attr.toLowerCase() === cfg.rdnAttr.toLowerCase() && rdn.value.toLowerCase() === oldUsername.toLowerCase();
+  const newDn = renameEntry ? `${rdn!.attr}=${escapeDnValue(newUsername)}${parentOf(link.dn) ? `,${parentOf(link.dn)}` : ""}` : link.dn;
+  const groupsChanged: string[] = [];
+  try {
+    await probe(cfg);
+    const client = await openBound(cfg);
+    try {
+      if (renameEntry) await client.modifyDN(link.dn, `${rdn!.attr}=${escapeDnValue(newUsername)}`);
+      const attrs = new Set<string>();
+      if (cfg.usernameAttr.toLowerCase() !== cfg.rdnAttr.toLowerCase() || !renameEntry) attrs.add(cfg.usernameAttr);
+      if (cfg.ad && cfg.usernameAttr.toLowerCase() !== "samaccountname") attrs.add("sAMAccountName");
+      if (attrs.size) {
+        await client.modify(
+          newDn,
+          [...attrs].map((type) => new Change({ operation: "replace", modification: new Attribute({ type, values: [newUsername] }) })),
+        );
+      }
+      // Groups naming the user by DN (member, uniqueMember) or by username (memberUid).
+      const [oldValue, newValue] = membersAreNames(cfg) ? [oldUsername, newUsername] : [link.dn, newDn];
+      if (oldValue !== newValue) {
+        for (const g of await readGroups(client, cfg, escapeFilter`(${cfg.groupMemberAttr}=${oldValue})`)) {
+          const stale = g.members.filter((m) => (membersAreNames(cfg) ? m.toLowerCase() === oldValue.toLowerCase() : dnKey(m) === dnKey(oldValue)));
+          if (!stale.length) continue;
+          await client.modify(g.dn, [
+            new Change({ operation: "delete", modification: new Attribute({ type: cfg.groupMemberAttr, values: stale }) }),
+            new Change({ operation: "add", modification: new Attribute({ type: cfg.groupMemberAttr, values: [newValue] }) }),
+          ]);
+          groupsChanged.push(g.name);
+        }
+      }
+    } catch (err) {
+      throw classify(err, "write", hostOf(cfg));
+    } finally {
+      await client.unbind().catch(() => {});
+    }
+  } catch (err) {
+    const msg = err instanceof LdapFailure ? err.message : String(err);
+    const refused = err instanceof LdapFailure && err.kind === "write_failed";
+    throw new AppError(refused ? 400 : 503, `the new username could not be written to LDAP: ${msg}`);
+  }
+  const oldKey = link.dnKey;
+  const newKey = dnKey(newDn);
+  await tx
+    .update(ldapUsers)
+    .set({ dnKey: newKey, dn: newDn, base: { ...link.base, username: newUsername } })
+    .where(eq(ldapUsers.dnKey, oldKey));
+  if (newKey !== oldKey) await tx.execute(sql`update ldap_groups set members = array_replace(members, ${oldKey}, ${newKey}) where ${oldKey} = any(members)`);
+  await recordActivity(tx, actor, {
+    event: "ldap_user_modified",
+    description: renameEntry
+      ? `Renamed LDAP entry ${link.dn} to ${newDn}${groupsChanged.length ? `; groups updated: ${groupsChanged.join(", ")}` : ""}`
+      : `Changed the username in LDAP entry ${link.dn} to ${newUsername}${groupsChanged.length ? `; groups updated: ${groupsChanged.join(", ")}` : ""}`,
+  });
+  return true;
+}
