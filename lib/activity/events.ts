@@ -109,6 +109,11 @@ export const ACTIVITY_EVENTS = [
   "yubikey_provisioning_started",
   "yubikey_provisioning_failed",
   "provisioning_worker_removed",
+  // Settings → Global branding and the Support page.
+  "settings_default_branding_restored",
+  "branding_logo_uploaded",
+  "branding_logo_removed",
+  "support_mail_sent",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

@@ -14,7 +14,7 @@ import { addMemberSchema, groupSchema, groupsAssignSchema, groupUpdateSchema } f
 import { activityQuerySchema } from "../activity/schema";
 import { logStreamSchema, webhookSchema, webhookStateSchema } from "../webhooks/schema";
 import { testMailSchema } from "../mail/schema";
-import { enterpriseSettingsPatchSchema, settingsPatchSchema } from "../settings/schema";
+import { enterpriseSettingsPatchSchema, logoUploadSchema, settingsPatchSchema } from "../settings/schema";
 import { statsQuerySchema } from "../stats/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
 import { deviceSchema, networkDeviceCliSchema, networkDeviceSchema, networkDeviceUpdateSchema, validateIpsSchema } from "../devices/schema";
@@ -257,6 +257,16 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/network/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of all locations since ?from" },
   { method: "GET", path: "/network/{id}/stats", tag: "stats", access: "admin", query: statsQuerySchema, summary: "Active users/devices and transfer of a location since ?from" },
   { method: "GET", path: "/network/{id}/stats/users", tag: "stats", access: "admin", query: statsQuerySchema, summary: "A location's active devices by user, with transfer series" },
+
+  // Settings → Global branding and the Support page (issue 19).
+  { method: "PUT", path: "/settings/{id}", tag: "settings", access: "admin", summary: "Restore the default branding (instance name Defguard, default logos, uploaded logos deleted); the id is ignored as in defguard 1.6" },
+  { method: "GET", path: "/branding/logo/{kind}", tag: "settings", access: "public", summary: "An uploaded logo (kind main or nav) with ETag and Cache-Control; 404 {msg} when none is uploaded" },
+  { method: "POST", path: "/branding/logo/{kind}", tag: "settings", access: "admin", body: logoUploadSchema, summary: "Upload the main (max 250x100 px) or navigation (max 100x100 px) logo as a data URL: PNG, JPEG or a plain SVG, at most 256 KB; answers the settings" },
+  { method: "DELETE", path: "/branding/logo/{kind}", tag: "settings", access: "admin", summary: "Remove an uploaded logo (back to the default); answers the settings" },
+  { method: "GET", path: "/support/configuration", tag: "support", access: "admin", summary: "The instance's configuration for support, every secret redacted" },
+  { method: "GET", path: "/support/logs", tag: "support", access: "admin", summary: "The last 1,000 log lines of this console process (text/plain), secrets redacted" },
+  { method: "GET", path: "/support/bundle", tag: "support", access: "admin", summary: "Support bundle download (JSON): configuration, versions, gateway states, last 1,000 log lines, secrets redacted" },
+  { method: "POST", path: "/mail/support", tag: "support", access: "admin", summary: "E-mail the support bundle to the support address (settings support_email): {to}; 400 {msg} when none is set, 503 {msg} when the SMTP server refuses it" },
 
   // Any other path: JSON 404 {msg} (never the HTML not-found page).
   ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map(
