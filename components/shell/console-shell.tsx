@@ -13,6 +13,7 @@ import { MobileBar } from "./mobile-bar";
 import { visibleNav } from "./nav";
 import { Sidebar } from "./sidebar";
 import { useLayoutMode } from "./use-media-query";
+import { OutdatedNotice, UpdateNotice } from "./update-notice";
 
 /** The console frame (docs/ui.md): navigation on the left (rail on tablets, drawer on phones), page on the right. */
 export function ConsoleShell({ children }: { children: ReactNode }) {
@@ -47,6 +48,8 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   return (
     <div data-testid="app-shell" className="min-h-dvh md:flex">
       <MfaSetupGuard />
+      {/* Admins only (SPEC §4): the new-version toast and the outdated-components notice. */}
+      {user.is_admin && <UpdateNotice />}
       {mode === "mobile" ? (
         <MobileBar entries={entries} user={user} />
       ) : (
@@ -55,7 +58,10 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
         </aside>
       )}
       <main className="min-w-0 flex-1">
-        <div className="mx-auto w-full max-w-6xl px-4 py-6 md:px-8 md:py-8">{children}</div>
+        <div className="mx-auto w-full max-w-6xl px-4 py-6 md:px-8 md:py-8">
+          {user.is_admin && <OutdatedNotice />}
+          {children}
+        </div>
       </main>
     </div>
   );
