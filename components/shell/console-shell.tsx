@@ -48,7 +48,7 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   return (
     <div data-testid="app-shell" className="min-h-dvh md:flex">
       <MfaSetupGuard />
-      {/* Admins only (SPEC §4): the new-version toast and the outdated-components notice. */}
+      {/* Admins only: the new-version toast and the outdated-components notice. */}
       {user.is_admin && <UpdateNotice />}
       {mode === "mobile" ? (
         <MobileBar entries={entries} user={user} />

@@ -13,7 +13,7 @@ import { Button } from "@/components/ui/button";
 import { Dialog, DialogContent, DialogFooter } from "@/components/ui/dialog";
 import { toastStore, type AppToast } from "@/components/ui/toaster";
 
-/** Local storage (SPEC: the only thing kept there): the version whose notice was dismissed, and when. */
+/** Local storage (the only thing the console keeps there): the version whose notice was dismissed, and when. */
 export const UPDATE_DISMISSAL_KEY = "defguard-update-dismissal";
 
 interface Dismissal {

@@ -109,7 +109,7 @@ export const LOGO_KINDS = ["main", "nav"] as const;
 export type LogoKind = (typeof LOGO_KINDS)[number];
 /** Largest logo file accepted. */
 export const LOGO_MAX_BYTES = 256 * 1024;
-/** Largest logo drawn (SPEC: sign-in logo 250x100 px, navigation logo 100x100 px); raster images above are refused. */
+/** Largest logo drawn (sign-in logo 250x100 px, navigation logo 100x100 px); raster images above are refused. */
 export const LOGO_MAX_PX: Record<LogoKind, { width: number; height: number }> = { main: { width: 250, height: 100 }, nav: { width: 100, height: 100 } };
 export const LOGO_TYPES = ["image/png", "image/jpeg", "image/svg+xml"] as const;
 
