@@ -127,3 +127,7 @@ export const logoUploadSchema = z.object({
 export type LogoUpload = z.infer<typeof logoUploadSchema>;
 
 export const OVERVIEW_VIEWS = ["grid", "list"] as const;
+
+/** The Support page's address form: where POST /mail/support sends the bundle ("" unsets it). */
+export const supportAddressSchema = z.object({ support_email: emailSchema.or(z.literal("")) });
+export type SupportAddress = z.infer<typeof supportAddressSchema>;
