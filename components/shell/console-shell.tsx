@@ -6,7 +6,8 @@ import { useTranslations } from "next-intl";
 import { ApiBadRequestError } from "@/lib/api/client";
 import { useCurrentUser } from "@/components/auth/use-current-user";
 import { updateSession } from "@/components/auth/session-store";
-import { useEssentials } from "@/components/settings/queries";
+import { useAppInfo, useEssentials } from "@/components/settings/queries";
+import { toast } from "@/components/ui/toaster";
 import { InlineError } from "@/components/ui/inline-error";
 import { LoadingScreen } from "./loading-screen";
 import { MobileBar } from "./mobile-bar";
@@ -25,6 +26,15 @@ export function ConsoleShell({ children }: { children: ReactNode }) {
   useEffect(() => {
     if (me.data) updateSession({ user: me.data });
   }, [me.data]);
+
+  // App info (version, licence): a failure says so once and is logged.
+  const appInfo = useAppInfo();
+  const appInfoFailed = appInfo.isError;
+  useEffect(() => {
+    if (!appInfoFailed) return;
+    console.error("[console] failed to get the application version:", appInfo.error?.message);
+    toast.error(t("versionFailed"), { meta: { customId: "app-info-failed" } });
+  }, [appInfoFailed, appInfo.error, t]);
 
   // A 401 is handled by the query cache (back to the login page); keep the loading screen meanwhile.
   const sessionLost = me.error instanceof ApiBadRequestError && me.error.status === 401;
