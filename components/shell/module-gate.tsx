@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import Link from "next/link";
+import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { PowerOff } from "lucide-react";
 import { Button } from "@/components/ui/button";
@@ -11,9 +12,11 @@ import { getPageSession } from "@/lib/auth/page-guard";
  * switched off in Settings → Global they show this notice instead (its API routes answer 403
  * module_disabled, its navigation entries are hidden).
  */
-export async function ModuleGate({ module, children }: { module: ModuleName; children: ReactNode }) {
+export async function ModuleGate({ module, children, elsewhere }: { module: ModuleName; children: ReactNode; elsewhere?: string }) {
   const session = await getPageSession();
   if (!session?.policy.disabledModules.includes(module)) return children;
+  // A landing page (the overview, where admins arrive after sign-in) sends them on instead.
+  if (elsewhere) redirect(elsewhere);
   const t = await getTranslations("moduleOff");
   return (
     <div data-testid="module-off" data-module={module} className="flex min-h-[60dvh] flex-col items-center justify-center gap-3 text-center">

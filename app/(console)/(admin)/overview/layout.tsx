@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { ModuleGate } from "@/components/shell/module-gate";
 
-/** Hidden while the wireguard module is switched off in Settings → Global. */
+/** Admins land here after sign-in: while the WireGuard module is off they go to the users list instead. */
 export default function Layout({ children }: { children: ReactNode }) {
-  return <ModuleGate module="wireguard">{children}</ModuleGate>;
+  return <ModuleGate module="wireguard" elsewhere="/users">{children}</ModuleGate>;
 }
