@@ -259,7 +259,7 @@ export const OPERATIONS: Operation[] = [
   { method: "GET", path: "/network/{id}/stats/users", tag: "stats", access: "admin", query: statsQuerySchema, summary: "A location's active devices by user, with transfer series" },
 
   // Settings → Global branding and the Support page (issue 19).
-  { method: "PUT", path: "/settings/{id}", tag: "settings", access: "admin", summary: "Restore the default branding (instance name Defguard, default logos, uploaded logos deleted); the id is ignored as in defguard 1.6" },
+  { method: "PUT", path: "/settings/{id}", tag: "settings", access: "admin", summary: "Restore the default branding (instance name Defguard, default logos, uploaded logos deleted) of settings 1 (other ids 404)" },
   { method: "GET", path: "/branding/logo/{kind}", tag: "settings", access: "public", summary: "An uploaded logo (kind main or nav) with ETag and Cache-Control; 404 {msg} when none is uploaded" },
   { method: "POST", path: "/branding/logo/{kind}", tag: "settings", access: "admin", body: logoUploadSchema, summary: "Upload the main (max 250x100 px) or navigation (max 100x100 px) logo as a data URL: PNG, JPEG or a plain SVG, at most 256 KB; answers the settings" },
   { method: "DELETE", path: "/branding/logo/{kind}", tag: "settings", access: "admin", summary: "Remove an uploaded logo (back to the default); answers the settings" },
