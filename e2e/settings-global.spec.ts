@@ -74,7 +74,7 @@ test("upload a navigation logo, see it in the frame, restore the default brandin
 
   // Too large for the navigation logo: refused with the server's reason, nothing changes.
   await page.getByTestId("logo-file-nav").setInputFiles({ name: "big.png", mimeType: "image/png", buffer: png(300, 300) });
-  await expect(page.getByText(/at most 100×100 px/)).toBeVisible();
+  await expect(page.getByTestId("toast").filter({ hasText: /navigation logo may be at most 100×100 px/ })).toBeVisible();
   await expect(navLogo).toHaveAttribute("src", src);
 
   await page.getByTestId("restore-branding").click();
