@@ -20,7 +20,7 @@ import { resetStaleConnections } from "./lib/gateways/service";
 import { startJobs } from "./lib/jobs/runner";
 import { clientAddress } from "./lib/http/client-ip";
 import { hasMalformedEscape, malformedPathAnswer, newNonce, securityHeaders } from "./lib/http/security-headers";
-import { installLogFormat, withRequestId } from "./lib/logging";
+import { installLogCapture, installLogFormat, withRequestId } from "./lib/logging";
 import { observeRequest, routeMatcher, serveMetrics } from "./lib/http/observe";
 import { registerDbMetrics } from "./lib/db/metrics";
 import { StartupError, waitForDatabase } from "./lib/db/wait";
@@ -31,6 +31,8 @@ import { handleOidc } from "./lib/oidc/http";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
 installLogFormat();
+// The last 1,000 lines are kept in memory for the support bundle (GET /support/logs).
+installLogCapture();
 const dev = process.argv.includes("--dev");
 const log = (m: string) => console.log(`[defguard] ${m}`);
 

@@ -65,3 +65,59 @@ export function installLogFormat(): void {
   console.warn = out("warn", process.stderr);
   console.error = out("error", process.stderr);
 }
+
+/** How many recent log lines the process keeps for the support bundle (GET /support/logs). */
+export const LOG_RING_SIZE = 1000;
+
+interface LogRing {
+  lines: string[];
+  next: number;
+  installed: boolean;
+}
+
+const ring = (): LogRing => ((g as { __defguardLogRing?: LogRing }).__defguardLogRing ??= { lines: [], next: 0, installed: false });
+
+/** Keep one line (its time, level and text) in the ring of the last LOG_RING_SIZE lines. */
+export function rememberLogLine(level: Level, args: unknown[], now = new Date()): void {
+  const r = ring();
+  const line = `${now.toISOString()} ${level.toUpperCase()} ${format(...args)}`.slice(0, 8192);
+  if (r.lines.length < LOG_RING_SIZE) r.lines.push(line);
+  else r.lines[r.next] = line;
+  r.next = (r.next + 1) % LOG_RING_SIZE;
+}
+
+/** The kept log lines, oldest first. */
+export function recentLogLines(): string[] {
+  const r = ring();
+  return r.lines.length < LOG_RING_SIZE ? [...r.lines] : [...r.lines.slice(r.next), ...r.lines.slice(0, r.next)];
+}
+
+/** Forget the kept lines (tests). */
+export function clearLogLines(): void {
+  const r = ring();
+  r.lines = [];
+  r.next = 0;
+}
+
+/**
+ * Copy every console line into the ring as well (idempotent; after installLogFormat). The
+ * support bundle reads it, so the console needs no log file for that.
+ */
+export function installLogCapture(): void {
+  const r = ring();
+  if (r.installed) return;
+  r.installed = true;
+  const wrap = (level: Level, original: (...args: unknown[]) => void) => (...args: unknown[]) => {
+    try {
+      rememberLogLine(level, args);
+    } catch {
+      // never let keeping a copy break logging
+    }
+    original(...args);
+  };
+  console.log = wrap("info", console.log.bind(console));
+  console.info = wrap("info", console.info.bind(console));
+  console.debug = wrap("debug", console.debug.bind(console));
+  console.warn = wrap("warn", console.warn.bind(console));
+  console.error = wrap("error", console.error.bind(console));
+}

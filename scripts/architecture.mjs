@@ -68,6 +68,8 @@ export const LAYERS = [
   "provisioning",
   "health",
   "extid",
+  // the Support page's bundle (reads the configuration of every domain above, redacted)
+  "support",
   // composition: processes and descriptions of the whole API
   "grpc",
   "oidc",

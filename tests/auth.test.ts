@@ -491,6 +491,7 @@ describe("GET /info and /settings_essentials", () => {
       wireguard_enabled: expect.any(Boolean),
       webhooks_enabled: expect.any(Boolean),
       worker_enabled: expect.any(Boolean),
+      default_overview_view: expect.stringMatching(/^(grid|list)$/),
     });
   });
 

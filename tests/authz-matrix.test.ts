@@ -42,7 +42,7 @@ const ROUTES: Record<string, Pick<Operation, "access" | "withoutMfa">> = Object.
  * `self` parameter and {username} get the caller's (or the target's) username instead; {name}
  * a throwaway group. Add a value with each new parameter name.
  */
-const PARAM_VALUES: Record<string, string> = { id: "999999", name: "no-such-provider", deviceId: "999999", keyId: "999999", gatewayId: "999999", client_id: "no-such-app", deliveryId: "00000000-0000-4000-8000-000000000000", path: "no/such/endpoint" };
+const PARAM_VALUES: Record<string, string> = { kind: "main", id: "999999", name: "no-such-provider", deviceId: "999999", keyId: "999999", gatewayId: "999999", client_id: "no-such-app", deliveryId: "00000000-0000-4000-8000-000000000000", path: "no/such/endpoint" };
 
 // ------------------------------------------------------------------ answers per access level
 

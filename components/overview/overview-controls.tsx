@@ -6,6 +6,7 @@ import type { Location } from "@/components/locations/api";
 import { cn } from "@/components/ui/cn";
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
 import { useUrlState } from "@/components/users/url-state";
+import { useEssentials } from "@/components/settings/queries";
 import { DEFAULT_HOURS, HOUR_OPTIONS } from "./queries";
 
 export type OverviewView = "grid" | "list";
@@ -22,7 +23,10 @@ export function useOverviewParams(locations: readonly Location[] | undefined) {
   const wanted = rawLocation && /^\d{1,10}$/.test(rawLocation) ? Number(rawLocation) : null;
   // An unknown id (deleted location, hand-edited address) falls back to all locations.
   const locationId = wanted !== null && locations?.some((l) => l.id === wanted) ? wanted : null;
-  const view: OverviewView = params.get("view") === "list" ? "list" : "grid";
+  // Without ?view= the administrators' default from Settings → Global (settings essentials).
+  const fallback: OverviewView = useEssentials().data?.default_overview_view === "list" ? "list" : "grid";
+  const rawView = params.get("view");
+  const view: OverviewView = rawView === "list" || rawView === "grid" ? rawView : fallback;
   return {
     hours,
     locationId,
@@ -31,7 +35,7 @@ export function useOverviewParams(locations: readonly Location[] | undefined) {
     view,
     setHours: (h: number) => set({ hours: h === DEFAULT_HOURS ? null : h }),
     setLocation: (id: number | null) => set({ location: id }),
-    setView: (v: OverviewView) => set({ view: v === "grid" ? null : v }),
+    setView: (v: OverviewView) => set({ view: v === fallback ? null : v }),
   };
 }
 

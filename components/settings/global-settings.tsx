@@ -1,13 +1,19 @@
 "use client";
 
-import type { ReactNode } from "react";
+import { useRef, useState, type ReactNode } from "react";
 import { useRouter } from "next/navigation";
 import { useTranslations } from "next-intl";
 import { Controller, useForm, useWatch, type Control } from "react-hook-form";
 import { zodResolver } from "@hookform/resolvers/zod";
 import { useQueryClient } from "@tanstack/react-query";
 import { z } from "zod";
-import { AlertTriangle } from "lucide-react";
+import { AlertTriangle, RotateCcw, Upload, X } from "lucide-react";
+import { api, ApiBadRequestError } from "@/lib/api/client";
+import { LOGO_MAX_BYTES, type LogoKind } from "@/lib/settings/schema";
+import { Button } from "@/components/ui/button";
+import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from "@/components/ui/select";
+import { toast } from "@/components/ui/toaster";
 import { settingsPatchSchema } from "@/lib/settings/schema";
 import { useCurrentUser } from "@/components/auth/use-current-user";
 import { useValidationMessages } from "@/components/forms/messages";
@@ -15,7 +21,7 @@ import { Card, CardBody, CardHeader } from "@/components/ui/card";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
 import { DEFAULT_MAIN_LOGO, DEFAULT_NAV_LOGO } from "./defaults";
-import { essentialsQuery, type SettingsView } from "./queries";
+import { essentialsQuery, settingsQuery, type SettingsView } from "./queries";
 import { SettingsSaveBar, SettingSwitch, useSettingsSave } from "./settings-form";
 
 const MODULES = ["wireguard_enabled", "openid_enabled", "webhooks_enabled", "worker_enabled"] as const;
@@ -30,6 +36,7 @@ const formSchema = z.object({
   worker_enabled: z.boolean(),
   openid_enabled: z.boolean(),
   require_mfa: z.boolean(),
+  default_overview_view: z.enum(["grid", "list"]),
 });
 type Values = z.infer<typeof formSchema>;
 
@@ -43,7 +50,68 @@ function valuesOf(s: SettingsView): Values {
     worker_enabled: s.worker_enabled,
     openid_enabled: s.openid_enabled,
     require_mfa: s.require_mfa,
+    default_overview_view: s.default_overview_view ?? "grid",
   };
+}
+
+function readAsDataUrl(file: File): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const r = new FileReader();
+    r.onload = () => resolve(String(r.result));
+    r.onerror = () => reject(r.error ?? new Error("read failed"));
+    r.readAsDataURL(file);
+  });
+}
+
+/** Upload (PNG, JPEG or plain SVG, checked again by the server) and remove buttons of one logo. */
+function LogoActions({ kind, uploaded, onSaved }: { kind: LogoKind; uploaded: boolean; onSaved: (s: SettingsView) => void }) {
+  const t = useTranslations("settings.global");
+  const input = useRef<HTMLInputElement>(null);
+  const [busy, setBusy] = useState(false);
+  const run = async (work: () => Promise<SettingsView>, done: string) => {
+    setBusy(true);
+    try {
+      onSaved(await work());
+      toast.success(done);
+    } catch (err) {
+      toast.error(t("logoFailed"), { subMessage: err instanceof ApiBadRequestError ? err.msg : (err as Error).message });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="mt-2 flex flex-wrap gap-2">
+      <input
+        ref={input}
+        type="file"
+        accept="image/png,image/jpeg,image/svg+xml"
+        className="sr-only"
+        data-testid={`logo-file-${kind}`}
+        aria-label={t("uploadLogo")}
+        onChange={async (e) => {
+          const file = e.target.files?.[0];
+          e.target.value = "";
+          if (!file) return;
+          if (file.size > LOGO_MAX_BYTES) {
+            toast.error(t("logoFailed"), { subMessage: t("logoTooLarge", { kb: LOGO_MAX_BYTES / 1024 }) });
+            return;
+          }
+          const image = await readAsDataUrl(file);
+          await run(() => api.post<SettingsView>(`/branding/logo/${kind}`, { image }), t("logoUploaded"));
+        }}
+      />
+      <Button type="button" size="sm" variant="secondary" loading={busy} onClick={() => input.current?.click()} data-testid={`logo-upload-${kind}`}>
+        <Upload aria-hidden />
+        {t("uploadLogo")}
+      </Button>
+      {uploaded && (
+        <Button type="button" size="sm" variant="ghost" disabled={busy} onClick={() => run(() => api.delete<SettingsView>(`/branding/logo/${kind}`), t("logoRemoved"))}>
+          <X aria-hidden />
+          {t("removeLogo")}
+        </Button>
+      )}
+    </div>
+  );
 }
 
 function SwitchRow({
@@ -102,6 +170,15 @@ export function GlobalSettings({ settings }: { settings: SettingsView }) {
   const form = useForm<Values>({ resolver: zodResolver(formSchema), mode: "onTouched", defaultValues: valuesOf(settings) });
   const { errors, isDirty } = form.formState;
   const [mainLogo, navLogo, requireMfa] = useWatch({ control: form.control, name: ["main_logo_url", "nav_logo_url", "require_mfa"] });
+  const [confirmRestore, setConfirmRestore] = useState(false);
+  /** A logo or branding change saved outside the form: the form and every reader follow the server. */
+  const brandingSaved = async (next: SettingsView) => {
+    client.setQueryData(settingsQuery.queryKey, next);
+    for (const f of ["instance_name", "main_logo_url", "nav_logo_url"] as const) form.resetField(f, { defaultValue: next[f] ?? "" });
+    await client.invalidateQueries({ queryKey: essentialsQuery.queryKey });
+    router.refresh();
+  };
+  const isUploaded = (url: string | undefined) => (url ?? "").startsWith("/api/v1/branding/logo/");
   const save = useSettingsSave(form, settings, {
     valuesOf,
     saved: t("saved"),
@@ -133,11 +210,36 @@ export function GlobalSettings({ settings }: { settings: SettingsView }) {
             </Field>
             <LogoPreview url={mainLogo ?? ""} fallback={DEFAULT_MAIN_LOGO} kind="main" />
           </div>
+          <LogoActions kind="main" uploaded={isUploaded(settings.main_logo_url)} onSaved={brandingSaved} />
           <div className="flex flex-col gap-3 sm:flex-row sm:items-start">
             <Field label={t("navLogo")} error={fromKey(errors.nav_logo_url?.message)} hint={t("navLogoHint")} className="flex-1">
               <Input data-testid="setting-nav-logo" placeholder={DEFAULT_NAV_LOGO} spellCheck={false} {...form.register("nav_logo_url")} />
             </Field>
             <LogoPreview url={navLogo ?? ""} fallback={DEFAULT_NAV_LOGO} kind="nav" />
+          </div>
+          <LogoActions kind="nav" uploaded={isUploaded(settings.nav_logo_url)} onSaved={brandingSaved} />
+          <div>
+            <Button type="button" size="sm" variant="ghost" onClick={() => setConfirmRestore(true)} data-testid="restore-branding">
+              <RotateCcw aria-hidden />
+              {t("restoreBranding")}
+            </Button>
+            <ConfirmDialog
+              open={confirmRestore}
+              onOpenChange={setConfirmRestore}
+              title={t("restoreBrandingTitle")}
+              description={t("restoreBrandingDescription")}
+              confirmLabel={t("restoreBranding")}
+              danger
+              onConfirm={async () => {
+                try {
+                  await brandingSaved(await api.put<SettingsView>("/settings/1"));
+                  toast.success(t("brandingRestored"));
+                } catch (err) {
+                  toast.error(t("logoFailed"), { subMessage: (err as Error).message });
+                  throw err;
+                }
+              }}
+            />
           </div>
         </CardBody>
       </Card>
@@ -148,6 +250,27 @@ export function GlobalSettings({ settings }: { settings: SettingsView }) {
           {MODULES.map((m) => (
             <SwitchRow key={m} control={form.control} name={m} label={t(`module.${m}.label`)} hint={t(`module.${m}.hint`)} />
           ))}
+        </CardBody>
+      </Card>
+
+      <Card>
+        <CardHeader title={t("overviewView")} description={t("overviewViewHint")} />
+        <CardBody>
+          <Controller
+            control={form.control}
+            name="default_overview_view"
+            render={({ field }) => (
+              <Select value={field.value} onValueChange={field.onChange}>
+                <SelectTrigger className="w-48" aria-label={t("overviewView")} data-testid="setting-overview-view">
+                  <SelectValue />
+                </SelectTrigger>
+                <SelectContent>
+                  <SelectItem value="grid">{t("overviewGrid")}</SelectItem>
+                  <SelectItem value="list">{t("overviewList")}</SelectItem>
+                </SelectContent>
+              </Select>
+            )}
+          />
         </CardBody>
       </Card>
 

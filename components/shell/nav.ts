@@ -72,7 +72,7 @@ export const NAV: readonly NavEntry[] = [
   { key: "activity", href: "/activity", icon: Activity, adminOnly: false, ready: true, placement: "main" },
   { key: "reports", href: "/reports/stale-access", icon: ClipboardList, adminOnly: true, ready: true, placement: "main" },
   { key: "settings", href: "/settings", icon: Settings, adminOnly: true, ready: true, placement: "main" },
-  { key: "support", href: "/support", icon: LifeBuoy, adminOnly: true, ready: false, placement: "main" },
+  { key: "support", href: "/support", icon: LifeBuoy, adminOnly: true, ready: true, placement: "main" },
   { key: "devices", href: "/devices", icon: Laptop, adminOnly: false, ready: true, placement: "bottom", module: "wireguard_enabled" },
   { key: "profile", href: "/me", icon: UserRound, adminOnly: false, ready: true, placement: "bottom" },
   { key: "logout", icon: LogOut, adminOnly: false, ready: true, placement: "bottom" },

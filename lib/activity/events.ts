@@ -117,6 +117,11 @@ export const ACTIVITY_EVENTS = [
   // bulk actions (lib/bulk)
   "network_device_moved",
   "device_config_regenerated",
+  // Settings → Global branding and the Support page.
+  "settings_default_branding_restored",
+  "branding_logo_uploaded",
+  "branding_logo_removed",
+  "support_mail_sent",
 ] as const;
 
 export type ActivityEvent = (typeof ACTIVITY_EVENTS)[number];

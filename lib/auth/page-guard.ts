@@ -32,7 +32,9 @@ export async function adminSession(): Promise<Session | null> {
 
 /** Where a signed-in user lands after sign-in (docs/api.md): admins on the overview, others on their profile. */
 export function homePath(session: Session): string {
-  return session.user.isAdmin ? "/overview" : "/me";
+  if (!session.user.isAdmin) return "/me";
+  // The overview is part of the WireGuard module; with it switched off admins start on the users list.
+  return session.policy.disabledModules.includes("wireguard") ? "/users" : "/overview";
 }
 
 /**

@@ -5,6 +5,7 @@ import { apiTokens, groupUsers, groups, sessions, users } from "../db/schema";
 import { hmac, randomToken, sha256hex } from "../crypto";
 import { maxSessionsPerUser, secret } from "../config";
 import { AppError } from "../errors";
+import type { ModuleName } from "../http/modules";
 
 export const SESSION_COOKIE = "defguard_session";
 export const XSRF_COOKIE = "XSRF-TOKEN";
@@ -28,7 +29,18 @@ export interface SessionUser {
 /** Instance policy that the route wrapper enforces per request. */
 export interface SessionPolicy {
   requireMfa: boolean;
+  /** Modules switched off in Settings → Global: their routes answer 403 module_disabled. */
+  disabledModules: ModuleName[];
 }
+
+export type { ModuleName };
+
+/** The switched-off modules, read in the same query as the session (no extra round trip). */
+const disabledModulesSql = sql<ModuleName[] | null>`(select array_remove(array[
+    case when not s.wireguard_enabled then 'wireguard' end,
+    case when not s.openid_enabled then 'openid' end,
+    case when not s.webhooks_enabled then 'webhooks' end,
+    case when not s.worker_enabled then 'worker' end]::text[], null) from settings s where s.id = 1)`;
 
 export interface Session {
   id: string;
@@ -96,6 +108,7 @@ export async function findSession(token: string): Promise<Session | null> {
       mfaEnabled: users.mfaEnabled,
       isAdmin: isAdminSql(),
       requireMfa: sql<boolean>`coalesce((select s.require_mfa from settings s where s.id = 1), false)`,
+      disabledModules: disabledModulesSql,
       fresh: sql<boolean>`coalesce(${sessions.reauthAt} > now() - make_interval(secs => ${REAUTH_WINDOW_SECONDS}), false)`,
     })
     .from(sessions)
@@ -109,7 +122,7 @@ export async function findSession(token: string): Promise<Session | null> {
     state: r.state as SessionState,
     data: r.data,
     user: { id: r.userId, username: r.username, isActive: r.isActive, mfaEnabled: r.mfaEnabled, isAdmin: r.isAdmin },
-    policy: { requireMfa: r.requireMfa },
+    policy: { requireMfa: r.requireMfa, disabledModules: r.disabledModules ?? [] },
     fresh: r.fresh,
   };
 }
@@ -135,6 +148,7 @@ export async function findApiTokenSession(token: string): Promise<Session | null
       isActive: users.isActive,
       mfaEnabled: users.mfaEnabled,
       isAdmin: isAdminSql(),
+      disabledModules: disabledModulesSql,
     })
     .from(apiTokens)
     .innerJoin(users, eq(users.id, apiTokens.userId))
@@ -151,7 +165,7 @@ export async function findApiTokenSession(token: string): Promise<Session | null
     state: "authenticated",
     data: {},
     user: { id: r.userId, username: r.username, isActive: r.isActive, mfaEnabled: r.mfaEnabled, isAdmin: r.isAdmin },
-    policy: { requireMfa: false },
+    policy: { requireMfa: false, disabledModules: r.disabledModules ?? [] },
     fresh: false,
     apiToken: { id: r.tokenId, name: r.tokenName },
   };

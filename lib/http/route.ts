@@ -4,6 +4,7 @@ import { z, type ZodType } from "zod";
 import en from "../../messages/en.json";
 import { AppError } from "../errors";
 import { findApiTokenSession, findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
+import { MODULE_DISABLED_MSG, moduleOfPath } from "./modules";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
 import { isDatabaseUnavailable } from "../errors";
@@ -249,6 +250,11 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
           if (!caller.isAdmin && caller.user.username !== target) return errorResponse(403, "access denied");
         }
         if (opts.fresh) requireFreshProof(caller.session);
+        // A route of a module switched off in Settings → Global (lib/http/modules.ts).
+        const mod = moduleOfPath(new URL(req.url).pathname);
+        if (mod && caller.session.policy.disabledModules.includes(mod)) {
+          return errorResponse(403, MODULE_DISABLED_MSG[mod], { code: "module_disabled" });
+        }
       }
       if (opts.enterprise) await requireEnterprise();
 

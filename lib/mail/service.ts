@@ -32,6 +32,8 @@ export interface Mail {
   subject: string;
   text: string;
   html?: string;
+  /** Files attached to the message (the support bundle). */
+  attachments?: { filename: string; content: string; contentType: string }[];
 }
 
 /** Send one message with the configured SMTP server; 400 with SMTP_NOT_CONFIGURED when not configured. */
@@ -39,7 +41,7 @@ export async function sendMail(mail: Mail): Promise<void> {
   const s = await getSettings();
   if (!smtpConfigured(s)) throw badRequest(SMTP_NOT_CONFIGURED);
   try {
-    await (await transport(s)).sendMail({ from: s.smtpSender!, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html });
+    await (await transport(s)).sendMail({ from: s.smtpSender!, to: mail.to, subject: mail.subject, text: mail.text, html: mail.html, attachments: mail.attachments });
   } catch (err) {
     const failure = smtpFailureOf(err);
     const e = err as { code?: unknown; originalCode?: unknown; responseCode?: unknown };

@@ -14,7 +14,7 @@ import { addMemberSchema, groupSchema, groupsAssignSchema, groupUpdateSchema } f
 import { activityQuerySchema } from "../activity/schema";
 import { logStreamSchema, webhookSchema, webhookStateSchema } from "../webhooks/schema";
 import { testMailSchema } from "../mail/schema";
-import { enterpriseSettingsPatchSchema, settingsPatchSchema } from "../settings/schema";
+import { enterpriseSettingsPatchSchema, logoUploadSchema, settingsPatchSchema } from "../settings/schema";
 import { statsQuerySchema } from "../stats/schema";
 import { syncSettingsSchema } from "../gateways/schema";
 import { importSchema, locationSchema, mapDevicesSchema } from "../locations/schema";
@@ -272,6 +272,15 @@ export const OPERATIONS: Operation[] = [
   // Bulk actions (lib/bulk): many users or devices, by id or by the list's filter, in one transaction.
   { method: "POST", path: "/user/bulk", tag: "users", access: "admin", body: userBulkSchema, summary: "A bulk action on users {action: disable | enable | add_to_groups | remove_from_groups | delete | start_enrollment, ids | filter: {search, filter}, groups}: one transaction, one activity entry per user, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them); the last active admin stays. {action, count, changed}" },
   { method: "POST", path: "/device/bulk", tag: "devices", access: "admin", body: deviceBulkSchema, summary: "A bulk action on devices {action: delete | move | regenerate_configs, ids | filter: {type, location_id, search}, location_id}: move is for network devices (new addresses in location_id); one transaction, one activity entry per device, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them). {action, count, changed}" },
+  // Settings → Global branding and the Support page (issue 19).
+  { method: "PUT", path: "/settings/{id}", tag: "settings", access: "admin", summary: "Restore the default branding (instance name Defguard, default logos, uploaded logos deleted) of settings 1 (other ids 404)" },
+  { method: "GET", path: "/branding/logo/{kind}", tag: "settings", access: "public", summary: "An uploaded logo (kind main or nav) with ETag and Cache-Control; 404 {msg} when none is uploaded" },
+  { method: "POST", path: "/branding/logo/{kind}", tag: "settings", access: "admin", body: logoUploadSchema, summary: "Upload the main (max 250x100 px) or navigation (max 100x100 px) logo as a data URL: PNG, JPEG or a plain SVG, at most 256 KB; answers the settings" },
+  { method: "DELETE", path: "/branding/logo/{kind}", tag: "settings", access: "admin", summary: "Remove an uploaded logo (back to the default); answers the settings" },
+  { method: "GET", path: "/support/configuration", tag: "support", access: "admin", summary: "The instance's configuration for support, every secret redacted" },
+  { method: "GET", path: "/support/logs", tag: "support", access: "admin", summary: "The last 1,000 log lines of this console process (text/plain), secrets redacted" },
+  { method: "GET", path: "/support/bundle", tag: "support", access: "admin", summary: "Support bundle download (JSON): configuration, versions, gateway states, last 1,000 log lines, secrets redacted" },
+  { method: "POST", path: "/mail/support", tag: "support", access: "admin", summary: "E-mail the support bundle to the support address (settings support_email): {to}; 400 {msg} when none is set, 503 {msg} when the SMTP server refuses it" },
 
   // Any other path: JSON 404 {msg} (never the HTML not-found page).
   ...(["GET", "POST", "PUT", "PATCH", "DELETE"] as const).map(

@@ -5,7 +5,8 @@ import "server-only";
  * replaces its function here with the real one (in its own domain).
  */
 import { getDb } from "../db";
-import { gateways } from "../db/schema";
+import { eq } from "drizzle-orm";
+import { gateways, locations } from "../db/schema";
 
 /** Oldest gateway defguard 1.6 accepts; older ones are listed by GET /outdated. */
 export const MIN_GATEWAY_VERSION = [1, 5, 0] as const;
@@ -19,15 +20,21 @@ function versionBelow(version: string | null, min: readonly number[]): boolean {
   return false;
 }
 
-/** GET /outdated: gateways that reported a version below the minimum; no proxy of defguard's here. */
+/**
+ * GET /outdated: gateways that reported a version below the minimum (defguard's `{version,
+ * hostname}` plus the location they serve, so the console can link to it); no proxy of
+ * defguard's here.
+ */
 export async function outdatedComponents() {
-  const rows = await getDb().select({ version: gateways.version, hostname: gateways.hostname }).from(gateways);
-  const seen = new Set<string>();
-  const outdated: { version: string; hostname: string }[] = [];
+  const rows = await getDb()
+    .select({ version: gateways.version, hostname: gateways.hostname, locationId: gateways.locationId, locationName: locations.name })
+    .from(gateways)
+    .innerJoin(locations, eq(locations.id, gateways.locationId))
+    .orderBy(gateways.locationId, gateways.hostname);
+  const outdated: { version: string; hostname: string; location_id: number; location_name: string }[] = [];
   for (const r of rows) {
-    if (!versionBelow(r.version, MIN_GATEWAY_VERSION) || seen.has(`${r.version}\n${r.hostname}`)) continue;
-    seen.add(`${r.version}\n${r.hostname}`);
-    outdated.push({ version: r.version!, hostname: r.hostname });
+    if (!versionBelow(r.version, MIN_GATEWAY_VERSION)) continue;
+    outdated.push({ version: r.version!, hostname: r.hostname, location_id: r.locationId, location_name: r.locationName });
   }
   return { gateways: outdated, proxy: null };
 }

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { smtpSettingsSchema } from "../mail/schema";
-import { requiredOrType, V } from "../validation";
+import { emailSchema, requiredOrType, V } from "../validation";
 
 const logoUrl = z
   .string({ error: V.invalidType })
@@ -78,6 +78,9 @@ export const settingsPatchSchema = z
     gateway_disconnect_notifications_reconnect_notification_enabled: bool,
     // ours: every user must have MFA
     require_mfa: bool,
+    // ours: the overview's view when the address names none; where the support bundle is e-mailed
+    default_overview_view: z.enum(["grid", "list"], { error: V.invalidOption }),
+    support_email: emailSchema.or(z.literal("")).nullish(),
   })
   .extend(smtpSettingsSchema.shape)
   .extend({ smtp_password: secret })
@@ -99,3 +102,32 @@ export const licenceFormSchema = z.object({
   license: z.string(requiredOrType).trim().min(1, { error: V.required }).max(16_384, { error: V.tooLong }),
 });
 export type LicenceForm = z.infer<typeof licenceFormSchema>;
+
+// ---- Settings → Global: logo upload, default overview view, support address (issue 19) ----
+
+export const LOGO_KINDS = ["main", "nav"] as const;
+export type LogoKind = (typeof LOGO_KINDS)[number];
+/** Largest logo file accepted. */
+export const LOGO_MAX_BYTES = 256 * 1024;
+/** Largest logo drawn (sign-in logo 250x100 px, navigation logo 100x100 px); raster images above are refused. */
+export const LOGO_MAX_PX: Record<LogoKind, { width: number; height: number }> = { main: { width: 250, height: 100 }, nav: { width: 100, height: 100 } };
+export const LOGO_TYPES = ["image/png", "image/jpeg", "image/svg+xml"] as const;
+
+/**
+ * POST /branding/logo/{kind}: the image as a data URL (`data:image/png;base64,...`). Type, size,
+ * dimensions and SVG content are checked by the server (lib/settings/branding.ts).
+ */
+export const logoUploadSchema = z.object({
+  image: z
+    .string(requiredOrType)
+    .min(1, { error: V.required })
+    // 256 KB in base64 plus the data-URL prefix; larger files get their own message from the server.
+    .max(2 * 1024 * 1024, { error: V.tooLong }),
+});
+export type LogoUpload = z.infer<typeof logoUploadSchema>;
+
+export const OVERVIEW_VIEWS = ["grid", "list"] as const;
+
+/** The Support page's address form: where POST /mail/support sends the bundle ("" unsets it). */
+export const supportAddressSchema = z.object({ support_email: emailSchema.or(z.literal("")) });
+export type SupportAddress = z.infer<typeof supportAddressSchema>;

@@ -49,6 +49,7 @@ export async function getEssentials() {
     wireguard_enabled: s.wireguardEnabled,
     webhooks_enabled: s.webhooksEnabled,
     worker_enabled: s.workerEnabled,
+    default_overview_view: s.defaultOverviewView as "grid" | "list",
   };
 }
 
@@ -119,6 +120,8 @@ export function settingsView(s: Settings) {
     gateway_disconnect_notifications_reconnect_notification_enabled: s.gatewayReconnectNotifications,
     // ours
     require_mfa: s.requireMfa,
+    default_overview_view: s.defaultOverviewView as "grid" | "list",
+    support_email: s.supportEmail ?? "",
     smtp_password_set: Boolean(s.smtpPasswordEnc),
     ldap_bind_password_set: Boolean(s.ldapBindPasswordEnc),
     smtp_configured: smtpConfigured(s),
@@ -151,6 +154,7 @@ const PLAIN: Partial<Record<keyof SettingsPatch, keyof typeof settings.$inferIns
   gateway_disconnect_notifications_inactivity_threshold: "gatewayInactivityThreshold",
   gateway_disconnect_notifications_reconnect_notification_enabled: "gatewayReconnectNotifications",
   require_mfa: "requireMfa",
+  default_overview_view: "defaultOverviewView",
 };
 
 /** Optional texts: "" and null store null (unset). */
@@ -173,6 +177,7 @@ const NULLABLE_TEXT: Partial<Record<keyof SettingsPatch, keyof typeof settings.$
   ldap_username_attr: "ldapUsernameAttr",
   ldap_user_rdn_attr: "ldapUserRdnAttr",
   license: "license",
+  support_email: "supportEmail",
 };
 
 /** Apply the fields present; a secret given as "" keeps the stored one, null clears it. */

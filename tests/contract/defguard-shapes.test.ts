@@ -44,7 +44,16 @@ const OUR_SETTINGS: Shape = {
   smtp_password_set: "boolean",
   ldap_bind_password_set: "boolean",
   smtp_configured: "boolean",
+  // Settings → Global and the Support page (issue 19).
+  default_overview_view: "string",
+  support_email: "string",
 };
+
+/** Our addition to defguard's SettingsEssentials: the overview's default view. */
+const OUR_ESSENTIALS: Shape = { default_overview_view: "string" };
+
+/** Our addition to defguard's outdated gateway entries: the location it serves (the notice links there). */
+const OUR_OUTDATED: Shape = { gateways: [{ version: "string", hostname: "string", location_id: "number", location_name: "string" }], proxy: "null" };
 
 /** Events defguard has no name for; each keeps a name in the same style. */
 const OUR_EVENTS = [
@@ -94,6 +103,10 @@ const OUR_EVENTS = [
   // Bulk actions (lib/bulk): one entry per device moved or whose configuration was regenerated.
   "network_device_moved",
   "device_config_regenerated",
+  // Branding and the Support page (issue 19); settings_default_branding_restored is defguard's own.
+  "branding_logo_uploaded",
+  "branding_logo_removed",
+  "support_mail_sent",
 ];
 
 let admin: Jar;
@@ -175,7 +188,7 @@ describe("Settings", () => {
     await call(settingsPatch, { method: "PATCH", jar: admin, body: { main_logo_url: "", nav_logo_url: "" } });
     const res = await call(essentialsGet, {});
     expect(res.status).toBe(200);
-    expectShape(res.json, SETTINGS_ESSENTIALS);
+    expectShape(res.json, { ...SETTINGS_ESSENTIALS, ...OUR_ESSENTIALS });
     expect(res.json.main_logo_url).toBe("/svg/logo-defguard-white.svg");
     expect(res.json.nav_logo_url).toBe("/svg/defguard-nav-logo.svg");
     for (const url of [res.json.main_logo_url, res.json.nav_logo_url]) {
@@ -232,8 +245,8 @@ describe("routes of features not built yet answer like an unused defguard", () =
   it("GET /outdated lists a gateway that reported a version below 1.5.0", async () => {
     await query("insert into gateways (location_id, hostname, version) values ($1, 'old-gw', '1.4.2'), ($1, 'new-gw', '1.6.0')", [location.id]);
     const res = await call(outdatedGet, { jar: admin });
-    expect(res.json).toEqual({ gateways: [{ version: "1.4.2", hostname: "old-gw" }], proxy: null });
-    expectShape(res.json, OUTDATED);
+    expect(res.json).toEqual({ gateways: [{ version: "1.4.2", hostname: "old-gw", location_id: location.id, location_name: expect.any(String) }], proxy: null });
+    expectShape(res.json, OUR_OUTDATED);
     await query("delete from gateways where location_id = $1", [location.id]);
   });
 

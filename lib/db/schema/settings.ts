@@ -1,4 +1,4 @@
-import { boolean, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
+import { boolean, check, customType, integer, pgTable, text, timestamp } from "drizzle-orm/pg-core";
 import { sql } from "drizzle-orm";
 
 /** The single settings row (id = 1). Later domains add their columns here. */
@@ -70,6 +70,27 @@ export const settings = pgTable("settings", {
   /** "none" | "disable_all_traffic" | "force_all_traffic" */
   clientTrafficPolicy: text("client_traffic_policy").notNull().default("none"),
   onlyClientActivation: boolean("only_client_activation").notNull().default(false),
+  // Settings → Global and the Support page (migration 0033).
+  /** The overview's view when the address names none: "grid" | "list". */
+  defaultOverviewView: text("default_overview_view").notNull().default("grid"),
+  /** Where POST /mail/support sends the support bundle; unset = not configured. */
+  supportEmail: text("support_email"),
   /** Set when first-start bootstrap (admin group + admin user) has run. */
   initializedAt: timestamp("initialized_at", { withTimezone: true }),
 });
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => "bytea" });
+
+/** Uploaded logos (Settings → Global), served by GET /branding/logo/{kind} with an ETag. */
+export const brandingLogos = pgTable(
+  "branding_logos",
+  {
+    /** "main" (sign-in page, max 250x100 px) | "nav" (navigation, max 100x100 px) */
+    kind: text("kind").primaryKey(),
+    contentType: text("content_type").notNull(),
+    data: bytea("data").notNull(),
+    etag: text("etag").notNull(),
+    updatedAt: timestamp("updated_at", { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check("branding_logos_kind_check", sql`${t.kind} in ('main', 'nav')`)],
+);

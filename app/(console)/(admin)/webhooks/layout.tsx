@@ -1,0 +1,7 @@
+import type { ReactNode } from "react";
+import { ModuleGate } from "@/components/shell/module-gate";
+
+/** Hidden while the webhooks module is switched off in Settings → Global. */
+export default function Layout({ children }: { children: ReactNode }) {
+  return <ModuleGate module="webhooks">{children}</ModuleGate>;
+}
