@@ -227,6 +227,9 @@ test.describe("enrollment", () => {
     const log = await admin.ok<{ data: { event: string }[] }>(admin.get(`/api/v1/activity_log?username=${username}`));
     const events = log.data.map((e) => e.event);
     for (const e of ["password_reset_requested", "password_reset_started", "password_reset_completed"]) expect(events).toContain(e);
+    // Leave /me first: with its cookies gone, its next query answers 401 and the page sends
+    // itself to the login page, which would abort the navigation below.
+    await page.goto("about:blank");
     await page.context().clearCookies();
     await page.goto(`/password-reset?token=${token}`);
     await expect(page.getByTestId("password-reset-invalid")).toBeVisible();
