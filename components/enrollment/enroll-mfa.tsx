@@ -3,12 +3,14 @@
 import { useState } from "react";
 import { useMutation } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
-import { ChevronRight, Mail, MailCheck, ShieldCheck, Smartphone, type LucideIcon } from "lucide-react";
+import { Mail, MailCheck, ShieldCheck, Smartphone } from "lucide-react";
 import { api, ApiBadRequestError } from "@/lib/api/client";
 import { CodeForm } from "@/components/mfa/code-form";
+import { MethodOption } from "@/components/mfa/method-option";
 import { CopyButton } from "@/components/mfa/copy-button";
 import { useMfaErrors } from "@/components/mfa/errors";
 import { RecoveryCodesDialog } from "@/components/mfa/recovery-codes-dialog";
+import { groupSecret } from "@/components/mfa/totp-setup-dialog";
 import { ResendButton, useCooldown } from "@/components/mfa/resend";
 import { Button } from "@/components/ui/button";
 import { FormAlert } from "@/components/ui/form-alert";
@@ -33,30 +35,6 @@ function totpUri(secret: string, issuer: string, login: string): string {
   return `otpauth://totp/${label}?secret=${secret}&issuer=${encodeURIComponent(issuer)}&algorithm=SHA1&digits=6&period=30`;
 }
 
-const grouped = (secret: string) => secret.replace(/(.{4})/g, "$1 ").trim();
-
-function Choice({ icon: Icon, title, description, onClick, testId, disabled }: { icon: LucideIcon; title: string; description: string; onClick: () => void; testId: string; disabled?: boolean }) {
-  return (
-    <li>
-      <button
-        type="button"
-        data-testid={testId}
-        disabled={disabled}
-        onClick={onClick}
-        className="group flex w-full items-center gap-3 rounded-lg border border-border bg-surface px-4 py-3.5 text-left transition-colors hover:border-accent/50 hover:bg-hover focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring disabled:pointer-events-none disabled:opacity-55"
-      >
-        <span className="flex size-9 shrink-0 items-center justify-center rounded-md bg-accent-subtle text-accent">
-          <Icon className="size-4" aria-hidden />
-        </span>
-        <span className="min-w-0 flex-1">
-          <span className="block text-sm font-medium text-fg">{title}</span>
-          <span className="mt-0.5 block text-xs text-fg-muted">{description}</span>
-        </span>
-        <ChevronRight className="size-4 shrink-0 text-fg-subtle transition-transform group-hover:translate-x-0.5" aria-hidden />
-      </button>
-    </li>
-  );
-}
 
 interface EnrollMfaStepProps {
   login: string;
@@ -129,8 +107,8 @@ export function EnrollMfaStep({ login, email, instanceName, smtpConfigured, onDo
       {method === null && (
         <>
           <ul className="flex flex-col gap-2">
-            <Choice testId="enroll-mfa-totp" icon={Smartphone} title={t("totp")} description={t("totpHint")} onClick={() => choose("totp")} />
-            <Choice
+            <MethodOption testId="enroll-mfa-totp" icon={Smartphone} title={t("totp")} description={t("totpHint")} onClick={() => choose("totp")} />
+            <MethodOption
               testId="enroll-mfa-email"
               icon={Mail}
               title={t("email")}
@@ -160,7 +138,7 @@ export function EnrollMfaStep({ login, email, instanceName, smtpConfigured, onDo
                   <p className="text-xs text-fg-muted">{t("manualEntry")}</p>
                   {secret ? (
                     <code data-testid="enroll-mfa-secret" className="block break-words rounded-md border border-border bg-subtle px-3 py-2 font-mono text-sm leading-relaxed text-fg">
-                      {grouped(secret)}
+                      {groupSecret(secret)}
                     </code>
                   ) : (
                     <Skeleton className="h-16 w-full" />

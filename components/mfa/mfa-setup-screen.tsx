@@ -5,18 +5,18 @@ import { useRouter } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { browserSupportsWebAuthn } from "@simplewebauthn/browser";
-import { ChevronRight, KeyRound, LogOut, Mail, ShieldCheck, Smartphone, type LucideIcon } from "lucide-react";
+import { KeyRound, LogOut, Mail, ShieldCheck, Smartphone } from "lucide-react";
 import { currentUserQuery, useCurrentUser } from "@/components/auth/use-current-user";
 import { updateSession } from "@/components/auth/session-store";
 import { useLogout } from "@/components/auth/use-logout";
 import { LanguageSwitch } from "@/components/i18n/language-switch";
 import { useBranding } from "@/components/shell/brand";
 import { LoadingScreen } from "@/components/shell/loading-screen";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { InlineError } from "@/components/ui/inline-error";
 import { toast } from "@/components/ui/toaster";
 import type { CodesBody } from "./api";
+import { MethodOption as Option } from "./method-option";
 import { EmailSetupDialog } from "./email-setup-dialog";
 import { RecoveryCodesDialog } from "./recovery-codes-dialog";
 import { AddSecurityKeyDialog } from "./security-key-dialogs";
@@ -24,41 +24,6 @@ import { TotpSetupDialog } from "./totp-setup-dialog";
 
 type Choice = "totp" | "webauthn" | "email";
 
-interface OptionProps {
-  icon: LucideIcon;
-  title: string;
-  description: string;
-  badge?: string;
-  disabled?: boolean;
-  onClick: () => void;
-  testId: string;
-}
-
-function Option({ icon: Icon, title, description, badge, disabled, onClick, testId }: OptionProps) {
-  return (
-    <li>
-      <button
-        type="button"
-        data-testid={testId}
-        disabled={disabled}
-        onClick={onClick}
-        className="group flex w-full items-center gap-3 rounded-lg border border-border bg-surface px-4 py-3.5 text-left transition-colors hover:border-accent/50 hover:bg-hover focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-ring disabled:pointer-events-none disabled:opacity-55"
-      >
-        <span className="flex size-9 shrink-0 items-center justify-center rounded-md bg-accent-subtle text-accent">
-          <Icon className="size-4" aria-hidden />
-        </span>
-        <span className="min-w-0 flex-1">
-          <span className="flex flex-wrap items-center gap-2 text-sm font-medium text-fg">
-            {title}
-            {badge && <Badge tone="accent">{badge}</Badge>}
-          </span>
-          <span className="mt-0.5 block text-xs text-fg-muted">{description}</span>
-        </span>
-        <ChevronRight className="size-4 shrink-0 text-fg-subtle transition-transform group-hover:translate-x-0.5" aria-hidden />
-      </button>
-    </li>
-  );
-}
 
 /** The set-up step the instance policy forces on accounts without MFA: choose a method, save the codes, continue. */
 export function MfaSetupScreen({ returnTo }: { returnTo: string | null }) {

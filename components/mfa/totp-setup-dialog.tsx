@@ -21,7 +21,7 @@ interface TotpSetupDialogProps {
 }
 
 /** "ABCD EFGH IJKL ..." for reading and typing; copying gives the plain secret. */
-function groupSecret(secret: string): string {
+export function groupSecret(secret: string): string {
   return secret.replace(/(.{4})/g, "$1 ").trim();
 }
 
