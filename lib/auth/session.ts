@@ -5,7 +5,7 @@ import { apiTokens, groupUsers, groups, sessions, users } from "../db/schema";
 import { hmac, randomToken, sha256hex } from "../crypto";
 import { maxSessionsPerUser, secret } from "../config";
 import { AppError } from "../errors";
-import type { ModuleName } from "../http/modules";
+import type { ModuleName } from "./modules";
 
 export const SESSION_COOKIE = "defguard_session";
 export const XSRF_COOKIE = "XSRF-TOKEN";
@@ -41,6 +41,16 @@ const disabledModulesSql = sql<ModuleName[] | null>`(select array_remove(array[
     case when not s.openid_enabled then 'openid' end,
     case when not s.webhooks_enabled then 'webhooks' end,
     case when not s.worker_enabled then 'worker' end]::text[], null) from settings s where s.id = 1)`;
+
+/**
+ * The modules switched off now, read from the database on every call (as the REST gate reads them
+ * with the session), so every console process sees a switch at once and turning a module back on
+ * needs no restart. For the callers that have no session: the OpenID provider and the gRPC services.
+ */
+export async function disabledModules(): Promise<ModuleName[]> {
+  const r = await getDb().execute<{ m: ModuleName[] | null }>(sql`select ${disabledModulesSql} as m`);
+  return r.rows[0]?.m ?? [];
+}
 
 export interface Session {
   id: string;

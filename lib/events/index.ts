@@ -4,6 +4,7 @@ import { describeError } from "../log-errors";
 import { enqueueWebhookDeliveries } from "../outbox/enqueue";
 import { kickOutbox } from "../outbox/worker";
 import { bumpRevisions } from "./revisions";
+import type { ModuleName } from "../auth/modules";
 
 /**
  * Domain events, published only after the transaction that produced them commits, so a
@@ -43,7 +44,12 @@ export type DomainEvent =
    * gateways get its whole configuration once (one message per gateway, whatever the number of
    * objects), instead of one update per object.
    */
-  | { type: "gateways.batch"; locationIds: number[]; objects: number };
+  | { type: "gateways.batch"; locationIds: number[]; objects: number }
+  /**
+   * A module of Settings → Global was switched off or on. Switched off, its open gRPC calls are
+   * ended (the WireGuard module: the gateways' update and statistics streams, lib/gateways/hub.ts).
+   */
+  | { type: "module.switched"; module: ModuleName; enabled: boolean };
 
 /**
  * An event of a bulk action whose gateway side is carried by its `gateways.batch`: still queued

@@ -16,16 +16,25 @@ export type WireUpdate =
   | { update_type: "MODIFY"; firewall_config: unknown }
   | { update_type: "MODIFY"; disable_firewall: Record<string, never> };
 
+/** Why the hub ends a gateway call. */
+export type CutReason = "revoked" | "removed" | "module_disabled";
+
 /**
  * A gateway call this process holds (an Updates or Stats stream), opened with a token of
  * `generation`. `cut` ends it: "revoked" when its token generation was rotated away,
- * "removed" when an admin removed the gateway.
+ * "removed" when an admin removed the gateway, "module_disabled" when the WireGuard module was
+ * switched off in Settings → Global.
  */
 export interface Session {
   locationId: number;
   hostname: string;
   generation: number;
-  cut(why: "revoked" | "removed"): void;
+  /**
+   * wireguardOffCount() when the call read the module switch: a switch-off seen since then (it
+   * committed after that read) cuts the call as soon as it registers.
+   */
+  switchesSeen?: number;
+  cut(why: CutReason): void;
 }
 
 /**
@@ -53,17 +62,25 @@ interface HubState {
   sessions: Set<Session>;
   /** Per location, the lowest token generation still valid, as learnt from rotation events. */
   minGeneration: Map<number, number>;
+  /** How many times this process saw the WireGuard module switched off. */
+  wireguardOff: number;
   client: pg.Client | null;
   stopped: boolean;
   queue: Promise<void>;
 }
 
 const g = globalThis as unknown as { __defguardHub?: HubState };
-const hub = (g.__defguardHub ??= { subs: new Map(), firewalls: new Map(), sessions: new Set(), minGeneration: new Map(), client: null, stopped: false, queue: Promise.resolve() });
+const hub = (g.__defguardHub ??= { subs: new Map(), firewalls: new Map(), sessions: new Set(), minGeneration: new Map(), wireguardOff: 0, client: null, stopped: false, queue: Promise.resolve() });
 // A hub kept on globalThis across a development reload may predate these fields.
 hub.sessions ??= new Set();
 hub.minGeneration ??= new Map();
 hub.firewalls ??= new Map();
+hub.wireguardOff ??= 0;
+
+/** See Session.switchesSeen. */
+export function wireguardOffCount(): number {
+  return hub.wireguardOff;
+}
 
 /**
  * Hold a session. A session whose token generation was rotated away while it was being
@@ -72,6 +89,7 @@ hub.firewalls ??= new Map();
 export function register(s: Session): () => void {
   hub.sessions.add(s);
   if (s.generation < (hub.minGeneration.get(s.locationId) ?? 0)) queueMicrotask(() => s.cut("revoked"));
+  else if (s.switchesSeen !== undefined && hub.wireguardOff > s.switchesSeen) queueMicrotask(() => s.cut("module_disabled"));
   return () => void hub.sessions.delete(s);
 }
 
@@ -81,8 +99,8 @@ export function subscribe(s: Subscriber): () => void {
   let set = hub.subs.get(s.locationId);
   if (!set) hub.subs.set(s.locationId, (set = new Set<Subscriber>()));
   set.add(s);
-  const { hostname, generation, cut } = s;
-  const unregister = hostname !== undefined && generation !== undefined && cut ? register({ locationId: s.locationId, hostname, generation, cut }) : () => {};
+  const { hostname, generation, cut, switchesSeen } = s;
+  const unregister = hostname !== undefined && generation !== undefined && cut ? register({ locationId: s.locationId, hostname, generation, switchesSeen, cut }) : () => {};
   return () => {
     unregister();
     set!.delete(s);
@@ -104,7 +122,7 @@ export function sessionCount(locationId: number): number {
   return n;
 }
 
-function cutWhere(match: (s: Session) => boolean, why: "revoked" | "removed") {
+function cutWhere(match: (s: Session) => boolean, why: CutReason) {
   for (const s of [...hub.sessions]) {
     if (!match(s)) continue;
     try {
@@ -325,6 +343,15 @@ async function handleEvent(e: StampedEvent): Promise<void> {
       break;
     case "gateway.removed":
       cutWhere((s) => s.locationId === e.locationId && s.hostname === e.hostname, "removed");
+      break;
+    case "module.switched":
+      // The WireGuard module switched off: every gateway call is told once (PERMISSION_DENIED
+      // naming the module) and ended; the gateways keep their interfaces as they are and are
+      // refused until the module is on again.
+      if (e.module === "wireguard" && !e.enabled) {
+        hub.wireguardOff++;
+        cutWhere(() => true, "module_disabled");
+      }
       break;
     default:
       break;

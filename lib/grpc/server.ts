@@ -5,7 +5,9 @@ import { readFileSync } from "node:fs";
 import { grpcTlsFiles } from "../config";
 import { VERSION } from "../settings/info";
 import { authenticateGateway, gatewayConfiguration, gatewayConnected, gatewayDisconnected, gatewaySeen } from "../gateways/service";
-import { register, subscribe, type WireUpdate } from "../gateways/hub";
+import { register, subscribe, wireguardOffCount, type CutReason, type WireUpdate } from "../gateways/hub";
+import { disabledModules } from "../auth/session";
+import { MODULE_DISABLED_MSG, type ModuleName } from "../auth/modules";
 import { acknowledge, currentRevision, reportState, type AppliedMessage, type StateReportMessage } from "../gateways/sync";
 import { StatsBuffer } from "../stats/ingest";
 import { loadProtos } from "./protos";
@@ -27,6 +29,8 @@ interface GatewayCaller {
   generation: number;
   hostname: string;
   version: string | null;
+  /** The hub's switch-off count when the module switch was read (see Session.switchesSeen). */
+  switchesSeen: number;
 }
 
 type Refusal = { code: grpc.status; details: string };
@@ -38,8 +42,22 @@ const removed: Refusal = { code: grpc.status.UNAVAILABLE, details: "gateway remo
 const internal: Refusal = { code: grpc.status.INTERNAL, details: "internal error" };
 
 /**
+ * A module switched off in Settings → Global: its gRPC calls answer PERMISSION_DENIED naming it
+ * (as the licence gate of the worker calls does), and nothing changes. Read from the database on
+ * every call, as the REST routes read it, so switching the module on again needs no restart.
+ */
+const moduleDisabled = (mod: ModuleName): Refusal => ({ code: grpc.status.PERMISSION_DENIED, details: MODULE_DISABLED_MSG[mod] });
+
+async function moduleRefusal(mod: ModuleName): Promise<Refusal | null> {
+  return (await disabledModules()).includes(mod) ? moduleDisabled(mod) : null;
+}
+
+const cutRefusal = (why: CutReason): Refusal => (why === "revoked" ? revoked : why === "module_disabled" ? moduleDisabled("wireguard") : removed);
+
+/**
  * Who is calling: the token (raw JWT in `authorization`; a "Bearer " prefix is tolerated) must
- * be valid and of its location's current generation. A refusal is logged and returned.
+ * be valid and of its location's current generation, and then (so the switch is revealed only to
+ * gateways) the WireGuard module must be on. A refusal is logged and returned.
  */
 async function authenticate(kind: string, call: { metadata: grpc.Metadata; getPeer(): string }): Promise<GatewayCaller | Refusal> {
   const md = call.metadata;
@@ -57,11 +75,24 @@ async function authenticate(kind: string, call: { metadata: grpc.Metadata; getPe
     console.warn(`[grpc] ${kind}: refused call from ${call.getPeer()} (hostname ${first(md, "hostname") ?? "?"}): ${why}`);
     return auth.reason === "revoked" ? revoked : unauthenticated;
   }
+  const switchesSeen = wireguardOffCount();
+  let off: Refusal | null;
+  try {
+    off = await moduleRefusal("wireguard");
+  } catch (err) {
+    console.error(`[grpc] ${kind}: reading the module switches failed:`, describeError(err));
+    return internal;
+  }
+  if (off) {
+    console.warn(`[grpc] ${kind}: refused call from ${call.getPeer()} (location ${auth.locationId}): ${off.details}`);
+    return off;
+  }
   return {
     locationId: auth.locationId,
     generation: auth.generation,
     hostname: (first(md, "hostname") ?? "unknown").slice(0, 253),
     version: first(md, "defguard-component-version")?.slice(0, 64) ?? null,
+    switchesSeen,
   };
 }
 
@@ -102,6 +133,7 @@ function serveUpdates<M>(kind: string, call: grpc.ServerWritableStream<unknown, 
       locationId: who.locationId,
       hostname: who.hostname,
       generation: who.generation,
+      switchesSeen: who.switchesSeen,
       write: (u) => {
         if (!closed) call.write(wrap(u));
       },
@@ -115,7 +147,7 @@ function serveUpdates<M>(kind: string, call: grpc.ServerWritableStream<unknown, 
       end: () => {
         if (!closed) call.end();
       },
-      cut: (why) => fail(why === "revoked" ? revoked : removed),
+      cut: (why) => fail(cutRefusal(why)),
     });
     let connected = false;
     after = () => {
@@ -175,7 +207,8 @@ Stats(call: grpc.ServerReadableStream<{ id: number; payload?: string; peer_stats
       locationId: who.locationId,
       hostname: who.hostname,
       generation: who.generation,
-      cut: (why) => finish(why === "revoked" ? revoked : removed),
+      switchesSeen: who.switchesSeen,
+      cut: (why) => finish(cutRefusal(why)),
     });
     call.on("data", (msg) => {
       if (done) return;
@@ -328,13 +361,19 @@ function answer<T>(cb: grpc.sendUnaryData<unknown>, r: WorkerCallResult<T>, valu
 }
 
 /**
- * One worker call: the worker token, then the licence gate (PERMISSION_DENIED while enterprise
- * features are unavailable, nothing changed), then the call itself.
+ * One worker call: the worker token, then the module switch (PERMISSION_DENIED while the
+ * provisioning module is off in Settings → Global), then the licence gate (PERMISSION_DENIED while
+ * enterprise features are unavailable), then the call itself. A refused call changes nothing.
  */
 function workerCall<T>(kind: string, call: { metadata: grpc.Metadata; getPeer(): string }, cb: grpc.sendUnaryData<unknown>, run: () => Promise<WorkerCallResult<T>>, value: (v: T) => unknown) {
   if (!workerAuthorised(kind, call)) return cb(workerRefused);
-  workerCallRefusal()
-    .then(async (refusal) => {
+  moduleRefusal("worker")
+    .then(async (off) => {
+      if (off) {
+        console.warn(`[grpc] worker ${kind}: refused call from ${call.getPeer()}: ${off.details}`);
+        return cb(off);
+      }
+      const refusal = await workerCallRefusal();
       if (refusal) {
         console.warn(`[grpc] worker ${kind}: refused call from ${call.getPeer()}: ${refusal.details}`);
         return answer(cb, refusal, value);

@@ -250,7 +250,7 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
           if (!caller.isAdmin && caller.user.username !== target) return errorResponse(403, "access denied");
         }
         if (opts.fresh) requireFreshProof(caller.session);
-        // A route of a module switched off in Settings → Global (lib/http/modules.ts).
+        // A route of a module switched off in Settings → Global (lib/auth/modules.ts).
         const mod = moduleOfPath(new URL(req.url).pathname);
         if (mod && caller.session.policy.disabledModules.includes(mod)) {
           return errorResponse(403, MODULE_DISABLED_MSG[mod], { code: "module_disabled" });

@@ -1,12 +1,12 @@
 import "server-only";
 import { eq, sql } from "drizzle-orm";
-import { Attribute, Change, escapeFilter } from "ldapts";
+import { Attribute, Change, escapeFilter, type Client, type Entry } from "ldapts";
 import type { Tx } from "../db";
 import { ldapUsers } from "../db/schema";
 import { AppError } from "../errors";
 import { recordActivity, type Actor } from "../activity/service";
 import { getSettings } from "../settings/service";
-import { classify, dnKey, escapeDnValue, hostOf, ldapConfig, LdapFailure, missingSetting, openBound, probe } from "./client";
+import { attrAll, classify, dnKey, escapeDnValue, hostOf, ldapConfig, LdapFailure, missingSetting, openBound, probe, type LdapConfig } from "./client";
 import { membersAreNames, readGroups } from "./directory";
 
 /** The attribute and (unescaped) value of a DN's first RDN. */
@@ -23,6 +23,29 @@ function parentOf(dn: string): string {
   return i < 0 ? "" : dn.slice(i + 1).trim();
 }
 
+/** The attributes that name a user: the username attribute, and sAMAccountName in AD mode. */
+function usernameAttrs(cfg: LdapConfig): string[] {
+  const attrs = [cfg.usernameAttr];
+  if (cfg.ad && cfg.usernameAttr.toLowerCase() !== "samaccountname") attrs.push("sAMAccountName");
+  return attrs;
+}
+
+/** Throws (write_failed, so 400) when an entry other than the user's holds `username`. */
+async function refuseTakenUsername(client: Client, cfg: LdapConfig, ownKey: string, username: string): Promise<void> {
+  const attrs = usernameAttrs(cfg);
+  const filter = `(|${attrs.map((a) => escapeFilter`(${a}=${username})`).join("")})`;
+  let found: Entry[];
+  try {
+    found = (await client.search(cfg.userSearchBase, { scope: "sub", filter, attributes: attrs, sizeLimit: 10 })).searchEntries;
+  } catch (err) {
+    throw classify(err, "search", hostOf(cfg));
+  }
+  const other = found.find((e) => dnKey(e.dn) !== ownKey);
+  if (!other) return;
+  const attr = attrs.find((a) => attrAll(other, a).some((v) => v.toLowerCase() === username.toLowerCase())) ?? attrs[0];
+  throw new LdapFailure("write_failed", `the LDAP entry ${other.dn} already has the username ${username} (${attr})`);
+}
+
 /**
  * A username changed in the console, written to the user's LDAP entry inside the transaction of
  * the change (called last, like the password write-back): when LDAP is enabled and the user is
@@ -33,6 +56,11 @@ function parentOf(dn: string): string {
  * - When the username attribute is not the RDN attribute, it is replaced (and `sAMAccountName`
  *   in AD mode).
  * - Groups listing the user (their DN, or the username for `memberUid`) get the new value.
+ * - A new username another entry under the user search base already holds (in the username
+ *   attribute, or in `sAMAccountName` in AD mode) is refused before anything is written: the
+ *   directory would not always refuse it (a modifyDN refuses only a taken DN, and an entry named
+ *   by its full name keeps its DN), and two entries with one username would leave the sync
+ *   unable to tell which is the user.
  * - The sync's link (`ldap_users`: dn_key, dn, base username) and the group bases
  *   (`ldap_groups.members`, dn_keys) follow, so the next sync sees no change and deletes
  *   nothing.
@@ -55,10 +83,10 @@ export async function renameLdapUser(tx: Tx, actor: Actor, userId: number, oldUs
     await probe(cfg);
     const client = await openBound(cfg);
     try {
+      await refuseTakenUsername(client, cfg, link.dnKey, newUsername);
       if (renameEntry) await client.modifyDN(link.dn, `${rdn!.attr}=${escapeDnValue(newUsername)}`);
-      const attrs = new Set<string>();
-      if (cfg.usernameAttr.toLowerCase() !== cfg.rdnAttr.toLowerCase() || !renameEntry) attrs.add(cfg.usernameAttr);
-      if (cfg.ad && cfg.usernameAttr.toLowerCase() !== "samaccountname") attrs.add("sAMAccountName");
+      // The naming attributes modifyDN did not already set (it sets the RDN's).
+      const attrs = new Set(usernameAttrs(cfg).filter((a) => !renameEntry || a.toLowerCase() !== cfg.rdnAttr.toLowerCase()));
       if (attrs.size) {
         await client.modify(
           newDn,

@@ -5,13 +5,14 @@ import "server-only";
  * decision `POST /api/v1/oauth/authorize?<request>&allow=true|false`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { SESSION_COOKIE, xsrfTokenFor, XSRF_HEADER, type Session } from "../auth/session";
+import { disabledModules, SESSION_COOKIE, xsrfTokenFor, XSRF_HEADER, type Session } from "../auth/session";
+import { MODULE_DISABLED_MSG } from "../auth/modules";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "../cookies";
 import { LOCALE_COOKIE } from "../i18n/negotiate";
 import { publicUrl } from "../config";
 import { findClientRow, giveConsent } from "./clients";
-import { consentPage, disabledAppPage, errorPage } from "./pages";
+import { consentPage, disabledAppPage, errorPage, moduleDisabledPage } from "./pages";
 import { consoleSession, DISCOVERY_PATH, getProvider, INTERACTION_PREFIX, isProviderPath, OIDC_PATHS, recordAppSignIn } from "./provider";
 
 const SUPPORTED = new Set(["openid", "profile", "email", "phone", "groups"]);
@@ -64,17 +65,45 @@ function forwarded(req: IncomingMessage) {
   else delete req.headers["x-forwarded-for"];
 }
 
+/** Endpoints a browser is sent to (answered with a page); the others are called by programs (JSON). */
+const BROWSER_PATHS = [OIDC_PATHS.authorization, OIDC_PATHS.end_session];
+
+/**
+ * While the OpenID apps module is switched off in Settings → Global (read on every request, as
+ * the REST routes read it, so switching it on again needs no restart) the provider refuses
+ * everything, in OAuth's terms: 403 `{error: "access_denied", error_description}` from the
+ * endpoints programs call (discovery and JWKS included: no app can start a sign-in), a page in
+ * the browser's language from the ones browsers are sent to (authorization, logout, the
+ * sign-in and consent steps), and the REST answer `{msg, code: "module_disabled"}` for defguard's
+ * consent decision, which the console's own web client posts. Nothing is changed.
+ */
+async function refusedWhileOff(req: IncomingMessage, res: ServerResponse, path: string, method: string, url: URL): Promise<boolean> {
+  if (!(await disabledModules()).includes("openid")) return false;
+  req.resume();
+  const msg = MODULE_DISABLED_MSG.openid;
+  if (path === OIDC_PATHS.authorization && method === "POST" && url.searchParams.has("allow")) {
+    jsonAnswer(res, 403, { msg, code: "module_disabled" });
+  } else if (path.startsWith(INTERACTION_PREFIX) || BROWSER_PATHS.some((p) => path === p || path.startsWith(`${p}/`))) {
+    html(res, 403, moduleDisabledPage(req.headers["accept-language"]));
+  } else {
+    if (path === DISCOVERY_PATH || path === OIDC_PATHS.jwks) res.setHeader("access-control-allow-origin", "*");
+    jsonAnswer(res, 403, { error: "access_denied", error_description: msg });
+  }
+  return true;
+}
+
 /** Handles the request if it belongs to the OpenID provider; false lets Next.js have it. */
 export async function handleOidc(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
   const url = new URL(req.url ?? "/", "http://x");
   const path = url.pathname;
   const method = (req.method ?? "GET").toUpperCase();
-  if (path.startsWith(INTERACTION_PREFIX) || isProviderPath(path)) forwarded(req);
+  if (!path.startsWith(INTERACTION_PREFIX) && !isProviderPath(path)) return false;
+  if (await refusedWhileOff(req, res, path, method, url)) return true;
+  forwarded(req);
   if (path.startsWith(INTERACTION_PREFIX)) {
     await interaction(req, res, path.slice(INTERACTION_PREFIX.length), method);
     return true;
   }
-  if (!isProviderPath(path)) return false;
   if (path === OIDC_PATHS.authorization && method === "POST" && url.searchParams.has("allow")) {
     await defguardDecision(req, res, url);
     return true;

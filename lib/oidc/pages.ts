@@ -44,6 +44,12 @@ export function errorPage(acceptLanguage: string | null | undefined, error: stri
   );
 }
 
+/** The OpenID apps module is switched off in Settings → Global. */
+export function moduleDisabledPage(acceptLanguage: string | null | undefined): string {
+  const { t, locale } = texts(acceptLanguage);
+  return page(locale, t.errorTitle, `<h1>${esc(t.errorTitle)}</h1><p id="description">${esc(t.moduleDisabled)}</p><p><code id="error">access_denied</code></p>`);
+}
+
 export function disabledAppPage(acceptLanguage: string | null | undefined, name: string): string {
   const { t, locale } = texts(acceptLanguage);
   return page(locale, t.errorTitle, `<h1>${esc(t.errorTitle)}</h1><p id="description">${fill(t.appDisabled, { name })}</p><p><code id="error">unauthorized_client</code></p>`);

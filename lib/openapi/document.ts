@@ -61,7 +61,8 @@ export function openApiDocument() {
         "REST API under /api/v1, wire-compatible with defguard 1.x. Cookie sessions send X-XSRF-TOKEN (copy of the XSRF-TOKEN cookie) on every non-GET request; admins' scripts may instead send Authorization: Bearer <API token> (no cookie, no X-XSRF-TOKEN). Request bodies are JSON only (Content-Type: application/json; anything else answers 415). Paths not listed here answer 404 with a JSON {msg}. " +
         "OpenID Connect provider (served outside this table, by oidc-provider): discovery at /.well-known/openid-configuration; " +
         "authorization /api/v1/oauth/authorize (code flow, PKCE S256, state, nonce; also defguard's consent decision POST /api/v1/oauth/authorize?<request>&allow=true|false with the session cookie and X-XSRF-TOKEN, answered 302 to the redirect URI); " +
-        "token /api/v1/oauth/token (client_secret_basic or client_secret_post; authorization_code and refresh_token with rotation); userinfo /api/v1/oauth/userinfo; JWKS /api/v1/oauth/discovery/keys; revocation /api/v1/oauth/revoke.",
+        "token /api/v1/oauth/token (client_secret_basic or client_secret_post; authorization_code and refresh_token with rotation); userinfo /api/v1/oauth/userinfo; JWKS /api/v1/oauth/discovery/keys; revocation /api/v1/oauth/revoke. " +
+        "While the OpenID apps module is off (Settings → Global) the provider answers 403 {error: \"access_denied\", error_description} to these endpoints (discovery included), an error page to the authorization and logout endpoints, and 403 {msg, code: \"module_disabled\"} to the consent decision.",
     },
     servers: [{ url: "/api/v1" }],
     components: {

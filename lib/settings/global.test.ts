@@ -2,13 +2,28 @@
  * Settings → Global (issue 19): module switches refuse their routes, logo uploads are checked
  * (type by content, size, pixel size, SVG content), stored in the database and served with
  * ETag / Cache-Control, "restore default branding" (PUT /settings/{id}), and the default
- * overview view in the essentials.
+ * overview view in the essentials. The switches also gate what is served outside the REST routes:
+ * the OpenID provider's endpoints (a real HTTP front) and the gRPC services of gateways and
+ * workers (a real gRPC client against the server and the NOTIFY-fed hub).
  */
 import { readdirSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { deflateSync } from "node:zlib";
-import { beforeAll, describe, expect, it } from "vitest";
+import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { freePort } from "@/lib/db/embedded";
+import { secret } from "@/lib/config";
+import { loadProtos, startGrpcServer, type GrpcServerHandle } from "@/lib/grpc/server";
+import { sessionCount, startHub, stopHub, subscriberCount } from "@/lib/gateways/hub";
+import { gatewayToken } from "@/lib/gateways/jwt";
+import { createLocation } from "@/lib/locations/service";
+import { locationSchema } from "@/lib/locations/schema";
+import { workerToken } from "@/lib/provisioning/service";
+import { POST as appsPost } from "@/app/api/v1/oauth/route";
+import { startOidcServer } from "@/tests/oidc-server";
+import pl from "@/messages/pl.json";
+import en from "@/messages/en.json";
 import { OPERATIONS } from "@/lib/openapi/operations";
 import { MODULE_DISABLED_MSG, MODULE_PREFIXES, moduleOfPath, type ModuleName } from "@/lib/http/modules";
 import { GET as logoGet, POST as logoPost, DELETE as logoDelete } from "@/app/api/v1/branding/logo/[kind]/route";
@@ -110,6 +125,204 @@ describe("module switches", () => {
     } finally {
       await query("update settings set wireguard_enabled = true, openid_enabled = true, webhooks_enabled = true, worker_enabled = true where id = 1");
     }
+  });
+});
+
+// ------------------------------------------------------------------ outside the REST routes
+
+/** Switch a module through PATCH /settings, as the Settings page does (its event reaches the hub). */
+async function switchModule(mod: ModuleName, enabled: boolean) {
+  const res = await call(settingsPatch, { method: "PATCH", path: "/api/v1/settings", jar: admin, body: { [COLUMN[mod]]: enabled } });
+  expect(res.status, res.text).toBe(200);
+  expect(res.json[COLUMN[mod]]).toBe(enabled);
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`not reached in time: ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("the OpenID apps switch gates the console's OpenID provider", () => {
+  let base: { url: string; close: () => Promise<void> };
+  let clientId: string;
+  const savedUrl = process.env.DEFGUARD_URL;
+
+  beforeAll(async () => {
+    base = await startOidcServer();
+    process.env.DEFGUARD_URL = base.url;
+    const app = await call(appsPost, { method: "POST", jar: admin, body: { name: "Wiki", redirect_uri: ["https://wiki.example.org/callback"], scope: ["openid", "profile"] } });
+    expect(app.status, app.text).toBe(201);
+    clientId = app.json.client_id;
+  });
+  afterAll(async () => {
+    await query("update settings set openid_enabled = true where id = 1");
+    await base?.close();
+    if (savedUrl === undefined) delete process.env.DEFGUARD_URL;
+    else process.env.DEFGUARD_URL = savedUrl;
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) => fetch(`${base.url}${path}`, { headers, redirect: "manual" });
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${base.url}${path}`, { method: "POST", body, headers: { "content-type": "application/x-www-form-urlencoded", ...headers }, redirect: "manual" });
+  const authorize = `/api/v1/oauth/authorize?${new URLSearchParams({ client_id: "CLIENT", response_type: "code", scope: "openid", redirect_uri: "https://wiki.example.org/callback", state: "s1" })}`;
+  const payloads = async () => Number((await query<{ n: string }>("select count(*) n from oidc_payloads"))[0].n);
+
+  it("off: every endpoint refuses in OAuth's terms, pages in the browser's language, nothing is stored; on again: served without a restart", async () => {
+    const on = await get("/.well-known/openid-configuration");
+    expect(on.status).toBe(200);
+    const discovery = await on.json();
+    expect(discovery.authorization_endpoint).toBe(`${base.url}/api/v1/oauth/authorize`);
+
+    await switchModule("openid", false);
+    const before = await payloads();
+    const refusal = { error: "access_denied", error_description: MODULE_DISABLED_MSG.openid };
+    const programs: [string, () => Promise<Response>][] = [
+      ["discovery", () => get("/.well-known/openid-configuration")],
+      ["JWKS", () => get("/api/v1/oauth/discovery/keys")],
+      ["token", () => post("/api/v1/oauth/token", `grant_type=authorization_code&code=abc&redirect_uri=https%3A%2F%2Fwiki.example.org%2Fcallback&client_id=${clientId}`)],
+      ["userinfo", () => get("/api/v1/oauth/userinfo", { authorization: "Bearer abc" })],
+      ["revocation", () => post("/api/v1/oauth/revoke", `token=abc&client_id=${clientId}`)],
+    ];
+    for (const [name, send] of programs) {
+      const res = await send();
+      expect({ name, status: res.status, type: res.headers.get("content-type"), body: await res.json() }).toEqual({ name, status: 403, type: "application/json", body: refusal });
+    }
+
+    const browserPaths = [authorize.replace("CLIENT", clientId), "/api/v1/oauth/logout", "/api/v1/oauth/interaction/some-uid"];
+    for (const path of browserPaths) {
+      const res = await get(path);
+      const page = await res.text();
+      expect({ path, status: res.status, type: res.headers.get("content-type") }).toEqual({ path, status: 403, type: "text/html; charset=utf-8" });
+      expect(page).toContain(en.oidcProvider.moduleDisabled);
+      expect(page).toContain(`<code id="error">access_denied</code>`);
+      expect(res.headers.get("location")).toBeNull();
+    }
+    const polish = await (await get(authorize.replace("CLIENT", clientId), { "accept-language": "pl" })).text();
+    expect(polish).toContain(pl.oidcProvider.moduleDisabled);
+    expect(polish).toContain(`lang="pl"`);
+
+    // defguard's consent decision, posted by the console's own web client: the REST gate's answer.
+    const decision = await fetch(`${base.url}${authorize.replace("CLIENT", clientId)}&allow=true`, { method: "POST", headers: { cookie: Object.entries(admin).map(([k, v]) => `${k}=${v}`).join("; ") }, redirect: "manual" });
+    expect(decision.status).toBe(403);
+    expect(await decision.json()).toEqual({ msg: MODULE_DISABLED_MSG.openid, code: "module_disabled" });
+    expect(await payloads()).toBe(before);
+
+    // Switched on again by another console process (straight in the database, no event here):
+    // the switch is read per request, so the provider answers at once.
+    await query("update settings set openid_enabled = true where id = 1");
+    expect((await get("/.well-known/openid-configuration")).status).toBe(200);
+    expect((await get("/api/v1/oauth/discovery/keys")).status).toBe(200);
+    const flow = await get(authorize.replace("CLIENT", clientId));
+    expect(flow.status).toBe(303);
+    expect(flow.headers.get("location")).toMatch(/\/api\/v1\/oauth\/interaction\//);
+  });
+});
+
+describe("the WireGuard and provisioning switches gate the gRPC services", () => {
+  let server: GrpcServerHandle;
+  let gateway: any;
+  let sync: any;
+  let worker: any;
+  let locationId: number;
+  let token: string;
+
+  const md = (auth: string, hostname = "gw-switch") => {
+    const m = new grpc.Metadata();
+    m.set("authorization", auth);
+    m.set("hostname", hostname);
+    return m;
+  };
+  const unary = (client: any, method: string, req: unknown, m: grpc.Metadata) =>
+    new Promise<{ err: grpc.ServiceError | null; value: any }>((res) => client[method](req, m, (err: grpc.ServiceError | null, value: any) => res({ err, value })));
+  const PERMISSION_DENIED = (mod: ModuleName) => ({ code: grpc.status.PERMISSION_DENIED, details: MODULE_DISABLED_MSG[mod] });
+  const status = (e: grpc.ServiceError | null) => (e ? { code: e.code, details: e.details } : null);
+
+  /** An Updates stream and what it got: messages, errors, its end. */
+  function openUpdates(client: any, hostname: string) {
+    const seen = { data: 0, errors: [] as grpc.ServiceError[], ended: false };
+    const stream = client.Updates({}, md(token, hostname));
+    stream.on("data", () => seen.data++);
+    stream.on("error", (e: grpc.ServiceError) => seen.errors.push(e));
+    stream.on("end", () => (seen.ended = true));
+    return { stream, seen };
+  }
+
+  beforeAll(async () => {
+    await startHub();
+    server = await startGrpcServer("127.0.0.1", await freePort());
+    const protos = loadProtos();
+    const target = `127.0.0.1:${server.port}`;
+    gateway = new (protos.gateway.GatewayService as any)(target, grpc.credentials.createInsecure());
+    sync = new (protos.gatewaysync.GatewaySyncService as any)(target, grpc.credentials.createInsecure());
+    worker = new (protos.worker.WorkerService as any)(target, grpc.credentials.createInsecure());
+    locationId = (await createLocation({ userId: null, username: "test", ip: null }, locationSchema.parse({ name: "Switch HQ", address: "198.51.100.1/24", endpoint: "vpn.example.com", port: 51820 }))).id;
+    token = gatewayToken(locationId, secret("gatewaySecret"));
+  });
+  afterAll(async () => {
+    await query("update settings set wireguard_enabled = true, worker_enabled = true where id = 1");
+    gateway?.close();
+    sync?.close();
+    worker?.close();
+    await server?.stop();
+    await stopHub();
+  });
+
+  it("WireGuard off: open gateway streams are told once with PERMISSION_DENIED naming the module, new calls are refused; on again: served without a restart", async () => {
+    expect((await unary(gateway, "Config", {}, md(token))).err).toBeNull();
+    const updates = openUpdates(gateway, "gw-switch");
+    const revisioned = openUpdates(sync, "gw-switch-sync");
+    let statsStatus: grpc.ServiceError | null | undefined;
+    const stats = gateway.Stats(md(token, "gw-switch"), (err: grpc.ServiceError | null) => (statsStatus = err));
+    await until(() => subscriberCount(locationId) === 2 && sessionCount(locationId) === 3, "two update streams and a statistics stream held");
+
+    await switchModule("wireguard", false);
+    await until(() => updates.seen.errors.length > 0 && revisioned.seen.errors.length > 0 && statsStatus !== undefined, "every open call told");
+    for (const s of [updates, revisioned]) {
+      expect(s.seen.errors.map(status)).toEqual([PERMISSION_DENIED("wireguard")]);
+      expect(s.seen.data).toBe(0);
+    }
+    expect(status(statsStatus!)).toEqual(PERMISSION_DENIED("wireguard"));
+    expect(sessionCount(locationId)).toBe(0);
+    stats.end();
+
+    // New calls of both gateway services are refused, after the token check (a bad token learns nothing).
+    expect(status((await unary(gateway, "Config", {}, md(token))).err)).toEqual(PERMISSION_DENIED("wireguard"));
+    expect(status((await unary(sync, "Config", {}, md(token))).err)).toEqual(PERMISSION_DENIED("wireguard"));
+    expect(status((await unary(sync, "Applied", { location_id: locationId, revision: 1, source: "CONFIG" }, md(token))).err)).toEqual(PERMISSION_DENIED("wireguard"));
+    expect((await unary(gateway, "Config", {}, md("garbage"))).err?.code).toBe(grpc.status.UNAUTHENTICATED);
+    const late = openUpdates(gateway, "gw-late");
+    await until(() => late.seen.errors.length > 0, "a new stream refused");
+    expect(late.seen.errors.map(status)).toEqual([PERMISSION_DENIED("wireguard")]);
+    expect(await query("select 1 from gateways where hostname = 'gw-late'")).toHaveLength(0);
+    expect(subscriberCount(locationId)).toBe(0);
+
+    // On again (the same switch, read per call): served, no restart.
+    await switchModule("wireguard", true);
+    const cfg = await unary(gateway, "Config", {}, md(token));
+    expect(cfg.err).toBeNull();
+    expect(cfg.value.addresses).toEqual(["198.51.100.1/24"]);
+    const again = openUpdates(gateway, "gw-switch");
+    await until(() => subscriberCount(locationId) === 1, "a new stream held");
+    expect(again.seen.errors).toEqual([]);
+    again.stream.cancel();
+    await until(() => subscriberCount(locationId) === 0, "the stream released");
+  });
+
+  it("provisioning off: worker calls answer PERMISSION_DENIED naming the module and change nothing; on again: served", async () => {
+    const wt = workerToken("glob-admin");
+    await switchModule("worker", false);
+    for (const [method, req] of [["RegisterWorker", { id: "station-9" }], ["GetJob", { id: "station-9" }], ["SetJobDone", { id: "station-9", job_id: 1, success: true }]] as const) {
+      expect({ method, status: status((await unary(worker, method, req, md(wt))).err) }).toEqual({ method, status: PERMISSION_DENIED("worker") });
+    }
+    expect((await unary(worker, "RegisterWorker", { id: "station-9" }, md("garbage"))).err?.code).toBe(grpc.status.UNAUTHENTICATED);
+    expect(await query("select 1 from provisioning_workers where id = 'station-9'")).toHaveLength(0);
+
+    await query("update settings set worker_enabled = true where id = 1");
+    expect((await unary(worker, "RegisterWorker", { id: "station-9" }, md(wt))).err).toBeNull();
+    expect(await query("select 1 from provisioning_workers where id = 'station-9'")).toHaveLength(1);
   });
 });
 

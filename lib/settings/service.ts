@@ -1,5 +1,6 @@
 import "server-only";
-import { transaction } from "../events";
+import { transaction, type Emit } from "../events";
+import type { ModuleName } from "../auth/modules";
 import { eq } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { settings } from "../db/schema";
@@ -128,6 +129,14 @@ export function settingsView(s: Settings) {
   };
 }
 
+/** The switch of each module of Settings → Global. */
+const MODULE_COLUMNS = {
+  wireguard: "wireguardEnabled",
+  openid: "openidEnabled",
+  webhooks: "webhooksEnabled",
+  worker: "workerEnabled",
+} as const satisfies Record<ModuleName, keyof Settings>;
+
 /** API field → column, for the plain (copied as is) settings. */
 const PLAIN: Partial<Record<keyof SettingsPatch, keyof typeof settings.$inferInsert>> = {
   openid_enabled: "openidEnabled",
@@ -181,7 +190,7 @@ const NULLABLE_TEXT: Partial<Record<keyof SettingsPatch, keyof typeof settings.$
 };
 
 /** Apply the fields present; a secret given as "" keeps the stored one, null clears it. */
-export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind: "put" | "patch") {
+export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind: "put" | "patch", emit: Emit) {
   if (p.license) {
     // A key that does not verify is refused (defguard does the same); an expired one is kept.
     try {
@@ -206,8 +215,13 @@ export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind
   else if (p.smtp_password) set.smtpPasswordEnc = encryptSecret(p.smtp_password);
   if (p.ldap_bind_password === null) set.ldapBindPasswordEnc = null;
   else if (p.ldap_bind_password) set.ldapBindPasswordEnc = encryptSecret(p.ldap_bind_password);
-  await getSettings(tx);
+  const before = await getSettings(tx);
   if (Object.keys(set).length) await tx.update(settings).set(set).where(eq(settings.id, 1));
+  // A module switched off or on: the gRPC calls it serves learn it (lib/gateways/hub.ts).
+  for (const [module, column] of Object.entries(MODULE_COLUMNS) as [ModuleName, (typeof MODULE_COLUMNS)[ModuleName]][]) {
+    const now = set[column];
+    if (typeof now === "boolean" && now !== before[column]) emit({ type: "module.switched", module, enabled: now });
+  }
   const secretKept = (k: string) => (k === "smtp_password" || k === "ldap_bind_password") && !p[k as "smtp_password"] && p[k as "smtp_password"] !== null;
   const changed = Object.keys(p).filter((k) => p[k as keyof SettingsPatch] !== undefined && !secretKept(k));
   await recordActivity(tx, actor, {
@@ -219,7 +233,7 @@ export async function applySettings(tx: Tx, actor: Actor, p: SettingsPatch, kind
 
 /** PUT /settings (kind "put") and PATCH /settings ("patch"), in one transaction. */
 export async function saveSettings(actor: Actor, p: SettingsPatch, kind: "put" | "patch") {
-  return transaction((tx) => applySettings(tx, actor, p, kind));
+  return transaction((tx, emit) => applySettings(tx, actor, p, kind, emit));
 }
 
 /** GET /settings (admin). */
