@@ -1,6 +1,19 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFirewall, firewallTableName, mergeIntervals, nftComment, portElements, type WireFirewallConfig } from "./firewall";
+import {
+  buildFirewall,
+  firewallModel,
+  firewallTableName,
+  forwardHandles,
+  fullScript,
+  incrementalScript,
+  mergeIntervals,
+  nftComment,
+  nftSetName,
+  portElements,
+  sameFirewall,
+  type WireFirewallConfig,
+} from "./firewall";
 
 const forwardRules = (script: string) => {
   const body = script.slice(script.indexOf("chain forward {"));
@@ -42,15 +55,17 @@ describe("buildFirewall", () => {
       ],
     };
     const { script } = buildFirewall("wg0", cfg);
+    const ports = nftSetName("inet_service", ["443", "8000-8080"]);
+    expect(ports).toMatch(/^p_[0-9a-f]{20}$/);
     expect(forwardRules(script).slice(2)).toEqual([
-      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 tcp dport @r1_ports accept comment "web"',
-      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 udp dport @r1_ports accept comment "web"',
+      `meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 tcp dport @${ports} accept comment "web"`,
+      `meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 udp dport @${ports} accept comment "web"`,
       'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 meta l4proto icmp accept comment "web"',
       "meta nfproto ipv4 ip daddr 192.0.2.10 drop",
     ]);
-    // One interval is written inline; a longer list is a named set.
-    expect(script).toContain("set r1_ports {\n\t\ttype inet_service\n\t\tflags interval\n\t\telements = { 443, 8000-8080 }\n\t}");
-    expect(script).not.toContain("set r1_src");
+    // One interval is written inline; a longer list is a named set, named by its content.
+    expect(script).toContain(`set ${ports} {\n\t\ttype inet_service\n\t\tflags interval\n\t\telements = { 443, 8000-8080 }\n\t}`);
+    expect(script.match(/^\tset /gm)).toHaveLength(1);
   });
 
   it("ports without protocols mean TCP and UDP; protocols without ports match the protocol", () => {
@@ -83,7 +98,9 @@ describe("buildFirewall", () => {
     });
     expect(script).toContain("type ipv6_addr");
     expect(script).toContain("elements = { 2001:db8::1-2001:db8::10, 2001:db8::20 }");
-    expect(forwardRules(script)[2]).toBe("meta nfproto ipv6 ip6 saddr @r1_src ip6 daddr 2001:db8:5::/64 meta l4proto ipv6-icmp accept");
+    const src = nftSetName("ipv6_addr", ["2001:db8::1-2001:db8::10", "2001:db8::20"]);
+    expect(src).toMatch(/^a6_/);
+    expect(forwardRules(script)[2]).toBe(`meta nfproto ipv6 ip6 saddr @${src} ip6 daddr 2001:db8:5::/64 meta l4proto ipv6-icmp accept`);
   });
 
   it("merges overlapping addresses and ports so nft never sees conflicting intervals", () => {
@@ -231,20 +248,24 @@ describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private net
     const listing = listTable("defguard_wg_a");
     const text = listing.replace(/\s+/g, " "); // nft wraps long element lists
     expect(text).toContain('type filter hook forward priority filter; policy drop; iifname != "wg-a" accept ct state established,related accept ');
-    expect(text).toContain("set r1_src { type ipv4_addr flags interval elements = { 203.0.113.2, 203.0.113.10-203.0.113.20 } }");
-    expect(text).toContain("set r1_dst { type ipv4_addr flags interval elements = { 198.51.100.0/26, 198.51.100.200 } }");
-    expect(text).toContain("set r1_ports { type inet_service flags interval elements = { 8080, 9000-9100 } }");
-    expect(text).toContain("set r2_src { type ipv6_addr flags interval elements = { 2001:db8:7::/120, 2001:db8:7::1:2 } }");
-    expect(text).not.toContain("set r3_dst"); // the DENY half uses the ALLOW half's set
+    const r1src = nftSetName("ipv4_addr", ["203.0.113.2", "203.0.113.10-203.0.113.20"]);
+    const r1dst = nftSetName("ipv4_addr", ["198.51.100.0/26", "198.51.100.200"]);
+    const r1ports = nftSetName("inet_service", ["8080", "9000-9100"]);
+    const r2src = nftSetName("ipv6_addr", ["2001:db8:7::/120", "2001:db8:7::1:2"]);
+    expect(text).toContain(`set ${r1src} { type ipv4_addr flags interval elements = { 203.0.113.2, 203.0.113.10-203.0.113.20 } }`);
+    expect(text).toContain(`set ${r1dst} { type ipv4_addr flags interval elements = { 198.51.100.0/26, 198.51.100.200 } }`);
+    expect(text).toContain(`set ${r1ports} { type inet_service flags interval elements = { 8080, 9000-9100 } }`);
+    expect(text).toContain(`set ${r2src} { type ipv6_addr flags interval elements = { 2001:db8:7::/120, 2001:db8:7::1:2 } }`);
+    expect(text.match(/ set /g)).toHaveLength(4); // the DENY half uses the ALLOW half's set
     // The kernel's rules, in order (nft leaves out the nfproto match that ip/ip6 imply).
     const kernelRules = listing.split("\n").map((l) => l.trim()).filter((l) => / (accept|drop)( comment ".*")?$/.test(l));
     expect(kernelRules.slice(2)).toEqual([
-      'ip saddr @r1_src ip daddr @r1_dst tcp dport @r1_ports accept comment "ACL 1 - web ALLOW"',
-      'ip saddr @r1_src ip daddr @r1_dst meta l4proto icmp accept comment "ACL 1 - web ALLOW"',
-      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff tcp dport 8080 accept comment "ACL 1 - web ALLOW"',
-      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff udp dport 8080 accept comment "ACL 1 - web ALLOW"',
-      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff meta l4proto ipv6-icmp accept comment "ACL 1 - web ALLOW"',
-      'ip daddr @r1_dst drop comment "ACL 1 - web DENY"',
+      `ip saddr @${r1src} ip daddr @${r1dst} tcp dport @${r1ports} accept comment "ACL 1 - web ALLOW"`,
+      `ip saddr @${r1src} ip daddr @${r1dst} meta l4proto icmp accept comment "ACL 1 - web ALLOW"`,
+      `ip6 saddr @${r2src} ip6 daddr 2001:db8:5::2-2001:db8:5::ff tcp dport 8080 accept comment "ACL 1 - web ALLOW"`,
+      `ip6 saddr @${r2src} ip6 daddr 2001:db8:5::2-2001:db8:5::ff udp dport 8080 accept comment "ACL 1 - web ALLOW"`,
+      `ip6 saddr @${r2src} ip6 daddr 2001:db8:5::2-2001:db8:5::ff meta l4proto ipv6-icmp accept comment "ACL 1 - web ALLOW"`,
+      `ip daddr @${r1dst} drop comment "ACL 1 - web DENY"`,
       'ip6 daddr 2001:db8:5::/64 drop comment "ACL 1 - web DENY"',
     ]);
   });
@@ -257,7 +278,7 @@ describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private net
     expect(tables().sort()).toEqual(["inet defguard_wg_a", "inet defguard_wg_b"]);
     const text = listTable("defguard_wg_a");
     expect(text).toContain("policy accept;");
-    expect(text).not.toContain("r2_src"); // nothing of the previous table is left
+    expect(text).not.toContain("a6_"); // nothing of the previous table is left
     expect(text).not.toContain("set ");
     expect(text).toContain("ip6 daddr 2001:db8:5::9 drop");
     expect(listTable("defguard_wg_b")).toContain("policy accept;");

@@ -10,11 +10,25 @@
  *   step with applyOps); a peer already in the wanted state costs nothing.
  * - A failed command: the model is re-read from the interface and the error is passed on, so
  *   the connection loop can resynchronise with a fresh Config.
+ * - Firewall: the first table of an agent run (also over an adopted one) replaces the whole
+ *   table; later ones are applied incrementally against what this run applied last (only new
+ *   sets, changed rules, sets no longer used; gateway/firewall.ts), falling back to the whole
+ *   table when the incremental script fails. Either is one `nft -f` transaction.
  * - A failed firewall apply is logged and not passed on: `nft -f` is atomic, so the previous
  *   table keeps filtering, and a resynchronisation would fail the same way.
  */
 import type { GatewayConfig } from "./config";
-import { buildFirewall, firewallTableName, NFT_FAMILY, type WireFirewallConfig } from "./firewall";
+import {
+  firewallModel,
+  firewallTableName,
+  forwardHandles,
+  fullScript,
+  incrementalScript,
+  NFT_FAMILY,
+  sameFirewall,
+  type FirewallModel,
+  type WireFirewallConfig,
+} from "./firewall";
 import {
   applyOps,
   describeOps,
@@ -46,15 +60,21 @@ const isPeerOp = (o: Op) => o.op === "upsert-peer" || o.op === "remove-peer";
 export class InterfaceManager {
   /** The model of the interface; null until it is up. */
   private applied: InterfaceState | null = null;
-  /** Last nft script applied; "none" when we know there is no table; null when unknown. */
-  private firewall: string | null = null;
+  /**
+   * The table this agent run applied last and knows to be in force; "none" when we know there
+   * is no table; null when unknown (at start, after a failure, after a change behind our back).
+   * Only a known table is the base of an incremental apply.
+   */
+  private firewall: FirewallModel | "none" | null = null;
+  /** Handles of that table's forward rules (from the listing after the apply), or null. */
+  private firewallHandles: number[] | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private createdHere = false;
   /** The firewall config last applied and the table's listing right after (for state reports). */
   private firewallConfig: WireFirewallConfig | null = null;
   private firewallListing: string | null = null;
   /** Counters for tests and logs. */
-  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0 };
+  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0, firewallIncremental: 0, firewallWhole: 0, firewallFallbacks: 0 };
 
   constructor(
     private readonly cfg: GatewayConfig,
@@ -111,7 +131,7 @@ export class InterfaceManager {
       const dump = await this.wg.dump();
       const peers = dump.peers.map((p) => ({ pubkey: p.pubkey, allowed_ips: p.allowedIps }));
       if (!this.cfg.firewall) return { peers, firewall: null };
-      const listing = await nftListTable(NFT_FAMILY, firewallTableName(this.wg.ifname)).catch(() => null);
+      const listing = await nftListTable(NFT_FAMILY, firewallTableName(this.wg.ifname), true).catch(() => null);
       const wanted = this.firewall !== null && this.firewall !== "none" ? this.firewallConfig : null;
       if (wanted ? listing === this.firewallListing : listing === null) return { peers, firewall: firewallText(wanted ? canonicalFirewall(wanted) : null) };
       this.firewall = null;
@@ -250,14 +270,34 @@ export class InterfaceManager {
       }
       return;
     }
-    const { script, skipped } = buildFirewall(this.wg.ifname, fw);
+    const { model, skipped } = firewallModel(this.wg.ifname, fw);
     for (const s of skipped) this.log("warn", `firewall: left out ${s}`);
-    if (script === this.firewall) {
+    const prev = this.firewall !== null && this.firewall !== "none" ? this.firewall : null;
+    if (prev && sameFirewall(prev, model)) {
       this.firewallConfig = fw;
       return;
     }
+    const t0 = performance.now();
+    const incremental = prev ? incrementalScript(prev, model, this.firewallHandles) : null;
+    let how = "whole table";
     try {
-      await nftApply(script);
+      if (incremental !== null) {
+        try {
+          await nftApply(incremental);
+          how = `incremental, ${incremental.length} bytes`;
+          this.counters.firewallIncremental++;
+        } catch (err) {
+          // Atomic too: nothing of it took effect. The table is not what we think (changed
+          // behind our back?): replace it as a whole.
+          this.counters.firewallFallbacks++;
+          this.log("warn", `incremental firewall update failed (${(err as Error).message.split("\n")[0]}); replacing the whole table ${NFT_FAMILY} ${table}`);
+          await nftApply(fullScript(model));
+          this.counters.firewallWhole++;
+        }
+      } else {
+        await nftApply(fullScript(model));
+        this.counters.firewallWhole++;
+      }
     } catch (err) {
       // `nft -f` is one transaction: on failure the kernel still has the previous table (or
       // none). Keep it, say so, and stay connected: a resynchronisation would only fail the
@@ -267,10 +307,17 @@ export class InterfaceManager {
       this.log("error", `firewall update failed, ${kept} (table ${NFT_FAMILY} ${table}): ${(err as Error).message}`);
       return;
     }
-    this.firewall = script;
+    const ms = performance.now() - t0;
+    this.firewall = model;
     this.firewallConfig = fw;
-    this.firewallListing = await nftListTable(NFT_FAMILY, table).catch(() => null);
-    this.log("info", `firewall applied: table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`);
+    // After the change took effect: the listing (with rule handles) is what state reports
+    // compare with, and the handles let the next update replace single rules.
+    this.firewallListing = await nftListTable(NFT_FAMILY, table, true).catch(() => null);
+    this.firewallHandles = forwardHandles(this.firewallListing, model);
+    this.log(
+      "info",
+      `firewall applied (${how}, ${ms.toFixed(0)} ms): table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`,
+    );
   }
 
   /**
