@@ -6,6 +6,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const calls: string[] = [];
+/** `nft list table` calls (kept apart from `calls`: they are read after the change) and what they answer. */
+const listings: string[] = [];
+let listing: string | null = null;
 vi.mock("./wg", async (orig) => {
   const real = await orig<typeof import("./wg")>();
   return {
@@ -16,6 +19,10 @@ vi.mock("./wg", async (orig) => {
       return true;
     }),
     runHook: vi.fn(async (name: string, cmd: string | null) => void (cmd && calls.push(`hook ${name}`))),
+    nftListTable: vi.fn(async (family: string, table: string, handles?: boolean) => {
+      listings.push(`${handles ? "-a " : ""}${family} ${table} (after ${calls.length} calls)`);
+      return listing;
+    }),
   };
 });
 
@@ -78,6 +85,8 @@ let device: Device;
 let manager: InstanceType<typeof InterfaceManager>;
 beforeEach(() => {
   calls.length = 0;
+  listings.length = 0;
+  listing = null;
   device = new Device();
   manager = new InterfaceManager(cfg, device, () => {});
 });
@@ -195,6 +204,34 @@ describe("InterfaceManager", () => {
     vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft: not found"));
     await first.applyConfiguration(conf([], { firewall_config: FW }));
     expect(logs.filter((l) => l.startsWith("error")).at(-1)).toContain("firewall update failed, no table was applied before");
+  });
+
+  it("firewall: the new table is listed after the configuration's peers, and its rule handles make the next update touch one rule", async () => {
+    const { nftApply } = await import("./wg");
+    listing = [
+      "table inet defguard_wg_t { # handle 1",
+      "\tchain forward { # handle 1",
+      "\t\ttype filter hook forward priority filter; policy drop;",
+      '\t\tiifname != "wg-t" accept # handle 2',
+      "\t\tct state established,related accept # handle 3",
+      "\t\tmeta l4proto tcp accept # handle 4",
+      "\t}",
+      "}",
+      "",
+    ].join("\n");
+    await manager.applyConfiguration(conf([2], { firewall_config: FW }));
+    await manager.whenIdle();
+    // Table, then the peer, then (not holding the peer back) the listing.
+    expect(calls.indexOf("nft -f (table inet defguard_wg_t)")).toBeLessThan(calls.indexOf(`+${key(2).slice(0, 4)}`));
+    expect(listings).toEqual([`-a inet defguard_wg_t (after ${calls.length} calls)`]);
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: { ...FW, rules: [...FW.rules, { id: 2, protocols: ["UDP"], verdict: "ALLOW" }] } });
+    expect(vi.mocked(nftApply).mock.calls.at(-1)![0]).toBe("add rule inet defguard_wg_t forward position 4 meta nfproto ipv4 meta l4proto udp accept\n");
+    await manager.whenIdle();
+    // A state report reads the live table and compares it with the listing after the last apply.
+    listing = `${listing}# changed`;
+    const state = await manager.liveState();
+    expect(listings).toHaveLength(3); // after each apply once, and the report's own
+    expect(state.firewall).toMatch(/^live:/); // the listing after the last apply was the unchanged one
   });
 
   it("shutdown by default leaves the interface and its firewall table running for the next agent", async () => {

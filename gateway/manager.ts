@@ -73,6 +73,8 @@ export class InterfaceManager {
   /** The firewall config last applied and the table's listing right after (for state reports). */
   private firewallConfig: WireFirewallConfig | null = null;
   private firewallListing: string | null = null;
+  /** A table was applied and its listing is still to be read (see readFirewallListing). */
+  private firewallListingDue = false;
   /** Counters for tests and logs. */
   readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0, firewallIncremental: 0, firewallWhole: 0, firewallFallbacks: 0 };
 
@@ -131,6 +133,7 @@ export class InterfaceManager {
       const dump = await this.wg.dump();
       const peers = dump.peers.map((p) => ({ pubkey: p.pubkey, allowed_ips: p.allowedIps }));
       if (!this.cfg.firewall) return { peers, firewall: null };
+      await this.readFirewallListing();
       const listing = await nftListTable(NFT_FAMILY, firewallTableName(this.wg.ifname), true).catch(() => null);
       const wanted = this.firewall !== null && this.firewall !== "none" ? this.firewallConfig : null;
       if (wanted ? listing === this.firewallListing : listing === null) return { peers, firewall: firewallText(wanted ? canonicalFirewall(wanted) : null) };
@@ -263,6 +266,7 @@ export class InterfaceManager {
         this.firewall = "none";
         this.firewallConfig = null;
         this.firewallListing = null;
+        this.firewallListingDue = false;
       } catch (err) {
         // No nft on a host that never needs a firewall is fine; log once.
         this.log(explicit || this.firewall !== null ? "warn" : "debug", `could not delete nft table ${table}: ${(err as Error).message}`);
@@ -277,6 +281,8 @@ export class InterfaceManager {
       this.firewallConfig = fw;
       return;
     }
+    // Updates in quick succession: the previous table's handles are needed now.
+    if (prev) await this.readFirewallListing();
     const t0 = performance.now();
     const incremental = prev ? incrementalScript(prev, model, this.firewallHandles) : null;
     let how = "whole table";
@@ -310,14 +316,32 @@ export class InterfaceManager {
     const ms = performance.now() - t0;
     this.firewall = model;
     this.firewallConfig = fw;
-    // After the change took effect: the listing (with rule handles) is what state reports
-    // compare with, and the handles let the next update replace single rules.
-    this.firewallListing = await nftListTable(NFT_FAMILY, table, true).catch(() => null);
-    this.firewallHandles = forwardHandles(this.firewallListing, model);
+    // The listing of the new table (with rule handles) is what state reports compare with, and
+    // the handles let the next update replace single rules. Listing a large table takes longer
+    // than changing it (bench: acl), so it is read after what is queued now (the peers of a
+    // configuration, the acknowledgement of this revision), not before.
+    this.firewallListing = null;
+    this.firewallHandles = null;
+    this.firewallListingDue = true;
+    void this.serial(() => this.readFirewallListing());
     this.log(
       "info",
       `firewall applied (${how}, ${ms.toFixed(0)} ms): table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`,
     );
+  }
+
+  /**
+   * Read the listing of the table applied last, when not read yet: before a state report
+   * compares with it, before the next incremental update needs its handles, else as soon as
+   * the queue reaches it. Runs inside the serial queue only.
+   */
+  private async readFirewallListing(): Promise<void> {
+    if (!this.firewallListingDue) return;
+    this.firewallListingDue = false;
+    const model = this.firewall !== null && this.firewall !== "none" ? this.firewall : null;
+    if (!model) return;
+    this.firewallListing = await nftListTable(NFT_FAMILY, model.table, true).catch(() => null);
+    this.firewallHandles = forwardHandles(this.firewallListing, model);
   }
 
   /**
