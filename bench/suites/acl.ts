@@ -17,6 +17,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
 import { buildFirewall, firewallModel, firewallTableName, forwardHandles, incrementalScript, type FirewallModel } from "../../gateway/firewall";
+import { canonicalFirewall } from "../../gateway/proto";
 import { compileFirewall, type CompileAlias, type CompileDevice, type CompileInput, type CompileRule } from "../../lib/acl/compile";
 import { formatIp } from "../../lib/net/ip";
 import { max, ms, percentile } from "../lib/stats";
@@ -148,6 +149,15 @@ const suite: Suite = {
       script = buildFirewall("wg-bench", out.config).script;
       scriptTimes.push(performance.now() - t0);
     }
+    // The gRPC hop's own CPU work for that config: the protobuf encoding of the update (console)
+    // and its decoding (agent), with the loader options both sides use.
+    canonicalFirewall(out.config);
+    const protoTimes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      canonicalFirewall(out.config);
+      protoTimes.push(performance.now() - t0);
+    }
     const nftRows: Row[] = [];
     const why = nftUnavailable();
     if (why) {
@@ -229,6 +239,7 @@ const suite: Suite = {
       { measure: "emitted firewall rules", value: `${out.config.rules.length} (${allow} ALLOW, ${out.config.rules.length - allow} DENY)`, target: "" },
       { measure: "set elements (source + destination entries)", value: out.elements, target: "" },
       { measure: "config JSON size", value: `${(JSON.stringify(out.config).length / 1024).toFixed(0)} KiB`, target: "" },
+      { measure: "firewall update protobuf encode + decode (the gRPC hop's CPU) p50 (ms)", value: ms(percentile(protoTimes, 50)), target: "" },
       { measure: "agent: nft script build p50 (ms)", value: ms(percentile(scriptTimes, 50)), target: "" },
       { measure: "nft script size", value: `${(script.length / 1024).toFixed(0)} KiB, ${script.split("\n").length} lines`, target: "" },
       ...nftRows,
