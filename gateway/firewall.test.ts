@@ -12,6 +12,7 @@ import {
   nftSetName,
   portElements,
   sameFirewall,
+  type FirewallModelCache,
   type WireFirewallConfig,
 } from "./firewall";
 
@@ -173,6 +174,77 @@ describe("helpers", () => {
   });
 });
 
+const rule = (id: number, src: string[], extra: Partial<import("./firewall").WireFirewallRule> = {}) => ({
+  id,
+  source_addrs: src.map((ip) => (ip.includes("/") ? { address: "ip_subnet" as const, ip_subnet: ip } : { address: "ip" as const, ip })),
+  destination_addrs: [{ address: "ip_subnet" as const, ip_subnet: "198.51.100.0/26" }, { address: "ip" as const, ip: "198.51.100.200" }],
+  destination_ports: [{ port: "single_port" as const, single_port: 22 }, { port: "port_range" as const, port_range: { start: 8000, end: 8100 } }],
+  protocols: ["TCP"],
+  verdict: "ALLOW",
+  comment: `ACL ${id}`,
+  ip_version: "IPV4",
+  ...extra,
+});
+const base: WireFirewallConfig = {
+  default_policy: "DENY",
+  rules: [
+    rule(1, ["203.0.113.2", "203.0.113.3"]),
+    rule(2, ["203.0.113.4", "203.0.113.9"]),
+    rule(3, ["203.0.113.2", "203.0.113.3"], { protocols: ["UDP", "ICMP"] }),
+    rule(4, ["2001:db8:7::2", "2001:db8:7::9"], { ip_version: "IPV6", destination_addrs: [{ address: "ip_subnet", ip_subnet: "2001:db8:5::/64" }, { ip: "2001:db8:6::1" }] }),
+    { id: 5, destination_addrs: [{ address: "ip_subnet", ip_subnet: "198.51.100.0/26" }, { ip: "198.51.100.200" }], verdict: "DENY", comment: "ACL 5 DENY", ip_version: "IPV4" },
+  ],
+  snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.3" }], public_ip: "198.51.100.1" }],
+};
+const withRules = (rules: WireFirewallConfig["rules"], more: Partial<WireFirewallConfig> = {}): WireFirewallConfig => ({ ...base, rules, ...more });
+const r = base.rules!;
+const pairs: [string, WireFirewallConfig, WireFirewallConfig][] = [
+  ["a rule added in the middle", base, withRules([r[0], r[1], rule(9, ["203.0.113.40", "203.0.113.41"]), r[2], r[3], r[4]])],
+  ["a rule added first and one last", base, withRules([rule(9, ["203.0.113.40", "203.0.113.41"]), ...r, rule(10, ["203.0.113.50"])])],
+  ["a rule removed (its set was its own)", base, withRules([r[0], r[2], r[3], r[4]])],
+  ["a rule removed (its set is shared and stays)", base, withRules([r[1], r[2], r[3], r[4]])],
+  ["rules reordered", base, withRules([r[2], r[0], r[4], r[3], r[1]])],
+  ["a source set changed", base, withRules([r[0], rule(2, ["203.0.113.4", "203.0.113.9", "203.0.113.200"]), r[2], r[3], r[4]])],
+  ["a source set shrunk to one address (inline)", base, withRules([r[0], rule(2, ["203.0.113.4"]), r[2], r[3], r[4]])],
+  ["the policy flipped", base, { ...base, default_policy: "ALLOW" }],
+  ["IPv4-only rules replaced by IPv6-only ones", base, withRules([r[3], rule(11, ["2001:db8:7::20", "2001:db8:7::21"], { ip_version: "IPV6", destination_addrs: [{ ip: "2001:db8:5::1" }] })])],
+  ["every rule removed", base, withRules([])],
+  ["rules from none", withRules([]), base],
+  ["a SNAT binding changed", base, { ...base, snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.8" }], public_ip: "198.51.100.1" }] }],
+  ["the SNAT bindings removed", base, { ...base, snat_bindings: [] }],
+  ["SNAT bindings added", { ...base, snat_bindings: [] }, { ...base, snat_bindings: [...base.snat_bindings!, { id: 2, public_ip: "2001:db8::1" }] }],
+  ["nothing in common", base, { default_policy: "ALLOW", rules: [rule(20, ["203.0.113.100", "203.0.113.101"], { verdict: "DENY" })] }],
+];
+
+describe("firewallModel with a cache of rule fragments", () => {
+  it.each(pairs)("gives what a fresh build gives, reusing the fragments of unchanged rules: %s", (_what, a, b) => {
+    const cache: FirewallModelCache = new Map();
+    firewallModel("wg-inc", a, cache);
+    const before = new Set(cache.values());
+    const cached = firewallModel("wg-inc", b, cache);
+    expect(cached).toEqual(firewallModel("wg-inc", b));
+    // The cache now holds exactly this config's rules; unchanged ones kept their fragment.
+    expect(cache.size).toBe(new Set((b.rules ?? []).map((r) => JSON.stringify(r))).size);
+    const unchanged = (b.rules ?? []).filter((r) => (a.rules ?? []).some((x) => JSON.stringify(x) === JSON.stringify(r)));
+    expect([...cache.values()].filter((f) => before.has(f))).toHaveLength(new Set(unchanged.map((r) => JSON.stringify(r))).size);
+  });
+
+  it("keeps log lines of rules left out, and of rules without an id at their position", () => {
+    const cfg: WireFirewallConfig = {
+      rules: [
+        { source_addrs: [{ ip: "2001:db8::1" }], verdict: "ALLOW", ip_version: "IPV4" },
+        { id: 7, protocols: ["INVALID"], verdict: "ALLOW" },
+      ],
+    };
+    const cache: FirewallModelCache = new Map();
+    const first = firewallModel("wg0", cfg, cache);
+    expect(first.skipped).toEqual(["rule 1: no IPv4 source address", "rule 7: no known protocol"]);
+    const moved = { rules: [{ id: 8, verdict: "ALLOW" }, ...cfg.rules!] };
+    expect(firewallModel("wg0", moved, cache)).toEqual(firewallModel("wg0", moved));
+    expect(firewallModel("wg0", moved, cache).skipped).toEqual(["rule 2: no IPv4 source address", "rule 7: no known protocol"]);
+  });
+});
+
 /**
  * The scripts in a real kernel: a network namespace of this test run and `nft -f -` in it, as
  * the agent runs it. Root and nft only; skipped with a printed reason otherwise.
@@ -309,48 +381,6 @@ describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private net
     const sets = objects.filter((o) => o.set).sort((a, b) => (a.set.name! < b.set.name! ? -1 : 1));
     return { sets, rest: objects.filter((o) => !o.set) };
   };
-
-  const rule = (id: number, src: string[], extra: Partial<import("./firewall").WireFirewallRule> = {}) => ({
-    id,
-    source_addrs: src.map((ip) => (ip.includes("/") ? { address: "ip_subnet" as const, ip_subnet: ip } : { address: "ip" as const, ip })),
-    destination_addrs: [{ address: "ip_subnet" as const, ip_subnet: "198.51.100.0/26" }, { address: "ip" as const, ip: "198.51.100.200" }],
-    destination_ports: [{ port: "single_port" as const, single_port: 22 }, { port: "port_range" as const, port_range: { start: 8000, end: 8100 } }],
-    protocols: ["TCP"],
-    verdict: "ALLOW",
-    comment: `ACL ${id}`,
-    ip_version: "IPV4",
-    ...extra,
-  });
-  const base: WireFirewallConfig = {
-    default_policy: "DENY",
-    rules: [
-      rule(1, ["203.0.113.2", "203.0.113.3"]),
-      rule(2, ["203.0.113.4", "203.0.113.9"]),
-      rule(3, ["203.0.113.2", "203.0.113.3"], { protocols: ["UDP", "ICMP"] }),
-      rule(4, ["2001:db8:7::2", "2001:db8:7::9"], { ip_version: "IPV6", destination_addrs: [{ address: "ip_subnet", ip_subnet: "2001:db8:5::/64" }, { ip: "2001:db8:6::1" }] }),
-      { id: 5, destination_addrs: [{ address: "ip_subnet", ip_subnet: "198.51.100.0/26" }, { ip: "198.51.100.200" }], verdict: "DENY", comment: "ACL 5 DENY", ip_version: "IPV4" },
-    ],
-    snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.3" }], public_ip: "198.51.100.1" }],
-  };
-  const withRules = (rules: WireFirewallConfig["rules"], more: Partial<WireFirewallConfig> = {}): WireFirewallConfig => ({ ...base, rules, ...more });
-  const r = base.rules!;
-  const pairs: [string, WireFirewallConfig, WireFirewallConfig][] = [
-    ["a rule added in the middle", base, withRules([r[0], r[1], rule(9, ["203.0.113.40", "203.0.113.41"]), r[2], r[3], r[4]])],
-    ["a rule added first and one last", base, withRules([rule(9, ["203.0.113.40", "203.0.113.41"]), ...r, rule(10, ["203.0.113.50"])])],
-    ["a rule removed (its set was its own)", base, withRules([r[0], r[2], r[3], r[4]])],
-    ["a rule removed (its set is shared and stays)", base, withRules([r[1], r[2], r[3], r[4]])],
-    ["rules reordered", base, withRules([r[2], r[0], r[4], r[3], r[1]])],
-    ["a source set changed", base, withRules([r[0], rule(2, ["203.0.113.4", "203.0.113.9", "203.0.113.200"]), r[2], r[3], r[4]])],
-    ["a source set shrunk to one address (inline)", base, withRules([r[0], rule(2, ["203.0.113.4"]), r[2], r[3], r[4]])],
-    ["the policy flipped", base, { ...base, default_policy: "ALLOW" }],
-    ["IPv4-only rules replaced by IPv6-only ones", base, withRules([r[3], rule(11, ["2001:db8:7::20", "2001:db8:7::21"], { ip_version: "IPV6", destination_addrs: [{ ip: "2001:db8:5::1" }] })])],
-    ["every rule removed", base, withRules([])],
-    ["rules from none", withRules([]), base],
-    ["a SNAT binding changed", base, { ...base, snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.8" }], public_ip: "198.51.100.1" }] }],
-    ["the SNAT bindings removed", base, { ...base, snat_bindings: [] }],
-    ["SNAT bindings added", { ...base, snat_bindings: [] }, { ...base, snat_bindings: [...base.snat_bindings!, { id: 2, public_ip: "2001:db8::1" }] }],
-    ["nothing in common", base, { default_policy: "ALLOW", rules: [rule(20, ["203.0.113.100", "203.0.113.101"], { verdict: "DENY" })] }],
-  ];
 
   for (const withHandles of [true, false]) {
     it.each(pairs)(`an incremental update (${withHandles ? "rules replaced by handle" : "chain rewritten"}) gives the table a fresh load gives: %s`, (_what, a, b) => {

@@ -181,27 +181,73 @@ export function nftSetName(type: SetDef["type"], elements: string[]): string {
  */
 class SetPool {
   readonly sets: SetDef[] = [];
-  private byContent = new Map<string, string>();
+  private names = new Set<string>();
 
-  /** `elements` as a rule operand: the element itself, or a reference to a named set. */
-  operand(type: SetDef["type"], elements: string[]): string {
-    if (elements.length === 1) return elements[0];
-    const key = `${type} ${elements.join(",")}`;
-    const known = this.byContent.get(key);
-    if (known) return `@${known}`;
-    const name = nftSetName(type, elements);
-    this.byContent.set(key, name);
-    this.sets.push({ name, type, elements });
-    return `@${name}`;
+  add(list: SetDef[]): void {
+    for (const s of list) {
+      if (this.names.has(s.name)) continue;
+      this.names.add(s.name);
+      this.sets.push(s);
+    }
   }
 }
 
+/** `elements` as a rule operand: the element itself, or a reference to a named set (noted in `used`). */
+function operand(type: SetDef["type"], elements: string[], used: SetDef[]): string {
+  if (elements.length === 1) return elements[0];
+  const name = nftSetName(type, elements);
+  if (!used.some((s) => s.name === name)) used.push({ name, type, elements });
+  return `@${name}`;
+}
+
 /** null: the list was given but holds nothing of this family (the rule can never match). */
-function addressSet(list: WireIpAddress[] | null | undefined, family: Family, pool: SetPool): string | null | undefined {
+function addressSet(list: WireIpAddress[] | null | undefined, family: Family, used: SetDef[]): string | null | undefined {
   if (!list || list.length === 0) return undefined; // any
   const merged = mergeIntervals(list.map((a) => addressInterval(a, family)).filter((i): i is Interval => i !== null));
   if (!merged.length) return null;
-  return pool.operand(family === 4 ? "ipv4_addr" : "ipv6_addr", merged.map((i) => intervalText(i, family)));
+  return operand(family === 4 ? "ipv4_addr" : "ipv6_addr", merged.map((i) => intervalText(i, family)), used);
+}
+
+/** What one firewall rule puts into the forward chain: its nft rules and the named sets they use, or why it is left out. */
+export interface RuleFragment {
+  forward: string[];
+  sets: SetDef[];
+  skipped: string | null;
+}
+
+/** Rule fragments by rule content, kept from one configuration to the next (see firewallModel). */
+export type FirewallModelCache = Map<string, RuleFragment>;
+
+/** One firewall rule (the `n`th of its config) → its fragment. */
+function ruleFragment(r: WireFirewallRule, n: number): RuleFragment {
+  const sets: SetDef[] = [];
+  const forward: string[] = [];
+  const left = (why: string): RuleFragment => ({ forward: [], sets: [], skipped: `rule ${r.id ?? n}${r.comment ? ` (${nftComment(r.comment)})` : ""}: ${why}` });
+  const family = familyOf(r.ip_version);
+  const ipKw = family === 4 ? "ip" : "ip6";
+  const src = addressSet(r.source_addrs, family, sets);
+  const dst = addressSet(r.destination_addrs, family, sets);
+  if (src === null || dst === null) return left(`no ${family === 4 ? "IPv4" : "IPv6"} ${src === null ? "source" : "destination"} address`);
+  const ports = portElements(r.destination_ports ?? []);
+  if ((r.destination_ports ?? []).length > 0 && ports.length === 0) return left("no valid destination port");
+  let protos = [...new Set((r.protocols ?? []).map(protocolOf).filter((p): p is Proto => p !== null))];
+  if ((r.protocols ?? []).length > 0 && protos.length === 0) return left("no known protocol");
+  const base = [`meta nfproto ${family === 4 ? "ipv4" : "ipv6"}`];
+  if (src) base.push(`${ipKw} saddr ${src}`);
+  if (dst) base.push(`${ipKw} daddr ${dst}`);
+  const verdict = verdictOf(r.verdict);
+  const comment = r.comment ? ` comment ${quote(nftComment(r.comment))}` : "";
+  const portSet = ports.length ? operand("inet_service", ports, sets) : "";
+  if (protos.length === 0 && ports.length > 0) protos = ["tcp", "udp"];
+  if (protos.length === 0) forward.push(`${base.join(" ")} ${verdict}${comment}`);
+  for (const p of protos) {
+    const parts = [...base];
+    if (p === "icmp") parts.push(`meta l4proto ${family === 4 ? "icmp" : "ipv6-icmp"}`);
+    else if (ports.length) parts.push(`${p} dport ${portSet}`);
+    else parts.push(`meta l4proto ${p}`);
+    forward.push(`${parts.join(" ")} ${verdict}${comment}`);
+  }
+  return { forward, sets, skipped: null };
 }
 
 /** What one configuration puts into the interface's table (the input of both scripts). */
@@ -225,54 +271,36 @@ export interface BuildResult {
   skipped: string[];
 }
 
-/** The table one configuration asks for. */
-export function firewallModel(ifname: string, cfg: WireFirewallConfig): { model: FirewallModel; skipped: string[] } {
+/**
+ * The table one configuration asks for. With `cache` (the agent keeps one), a rule whose
+ * content was in the previous configuration reuses the fragment built then: parsing and
+ * merging thousands of address lists is most of the cost, and one ACL change leaves most rules
+ * as they were. The cache then holds the fragments of this configuration only.
+ */
+export function firewallModel(ifname: string, cfg: WireFirewallConfig, cache?: FirewallModelCache): { model: FirewallModel; skipped: string[] } {
   const iface = quote(ifname);
   const pool = new SetPool();
   const forward: string[] = [];
   const nat: string[] = [];
   const skipped: string[] = [];
+  const used: FirewallModelCache = new Map();
 
   (cfg.rules ?? []).forEach((r, idx) => {
     const n = idx + 1;
-    const family = familyOf(r.ip_version);
-    const ipKw = family === 4 ? "ip" : "ip6";
-    const label = `rule ${r.id ?? n}${r.comment ? ` (${nftComment(r.comment)})` : ""}`;
-    const src = addressSet(r.source_addrs, family, pool);
-    const dst = addressSet(r.destination_addrs, family, pool);
-    if (src === null || dst === null) {
-      skipped.push(`${label}: no ${family === 4 ? "IPv4" : "IPv6"} ${src === null ? "source" : "destination"} address`);
-      return;
-    }
-    const ports = portElements(r.destination_ports ?? []);
-    if ((r.destination_ports ?? []).length > 0 && ports.length === 0) {
-      skipped.push(`${label}: no valid destination port`);
-      return;
-    }
-    let protos = [...new Set((r.protocols ?? []).map(protocolOf).filter((p): p is Proto => p !== null))];
-    if ((r.protocols ?? []).length > 0 && protos.length === 0) {
-      skipped.push(`${label}: no known protocol`);
-      return;
-    }
-    const base = [`meta nfproto ${family === 4 ? "ipv4" : "ipv6"}`];
-    if (src) base.push(`${ipKw} saddr ${src}`);
-    if (dst) base.push(`${ipKw} daddr ${dst}`);
-    const verdict = verdictOf(r.verdict);
-    const comment = r.comment ? ` comment ${quote(nftComment(r.comment))}` : "";
-    const portSet = ports.length ? pool.operand("inet_service", ports) : "";
-    if (protos.length === 0 && ports.length > 0) protos = ["tcp", "udp"];
-    if (protos.length === 0) {
-      forward.push(`${base.join(" ")} ${verdict}${comment}`);
-      return;
-    }
-    for (const p of protos) {
-      const parts = [...base];
-      if (p === "icmp") parts.push(`meta l4proto ${family === 4 ? "icmp" : "ipv6-icmp"}`);
-      else if (ports.length) parts.push(`${p} dport ${portSet}`);
-      else parts.push(`meta l4proto ${p}`);
-      forward.push(`${parts.join(" ")} ${verdict}${comment}`);
+    // The position only matters to the log line of a rule without an id.
+    const key = cache ? `${r.id === undefined || r.id === null ? `#${n} ` : ""}${JSON.stringify(r)}` : "";
+    const f = cache?.get(key) ?? used.get(key) ?? ruleFragment(r, n);
+    if (cache) used.set(key, f);
+    if (f.skipped) skipped.push(f.skipped);
+    else {
+      pool.add(f.sets);
+      for (const line of f.forward) forward.push(line);
     }
   });
+  if (cache) {
+    cache.clear();
+    for (const [k, f] of used) cache.set(k, f);
+  }
 
   (cfg.snat_bindings ?? []).forEach((b, idx) => {
     const n = idx + 1;
@@ -283,7 +311,8 @@ export function firewallModel(ifname: string, cfg: WireFirewallConfig): { model:
       return;
     }
     const ipKw = pub.version === 4 ? "ip" : "ip6";
-    const src = addressSet(b.source_addrs, pub.version, pool);
+    const natSets: SetDef[] = [];
+    const src = addressSet(b.source_addrs, pub.version, natSets);
     if (src === null) {
       skipped.push(`${label}: no source address of the public IP's family`);
       return;
@@ -292,6 +321,7 @@ export function firewallModel(ifname: string, cfg: WireFirewallConfig): { model:
     parts.push(src ? `${ipKw} saddr ${src}` : `iifname ${iface}`);
     parts.push(`oifname != ${iface}`, `snat ${ipKw} to ${formatIp(pub.value, pub.version)}`);
     const comment = b.comment ? ` comment ${quote(nftComment(b.comment))}` : "";
+    pool.add(natSets);
     nat.push(`${parts.join(" ")}${comment}`);
   });
 

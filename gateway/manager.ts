@@ -27,6 +27,7 @@ import {
   NFT_FAMILY,
   sameFirewall,
   type FirewallModel,
+  type FirewallModelCache,
   type WireFirewallConfig,
 } from "./firewall";
 import {
@@ -73,6 +74,8 @@ export class InterfaceManager {
   /** The firewall config last applied and the table's listing right after (for state reports). */
   private firewallConfig: WireFirewallConfig | null = null;
   private firewallListing: string | null = null;
+  /** The rule fragments of the last firewall config (firewallModel: unchanged rules are not parsed again). */
+  private readonly firewallRules: FirewallModelCache = new Map();
   /** A table was applied and its listing is still to be read (see readFirewallListing). */
   private firewallListingDue = false;
   /** Counters for tests and logs. */
@@ -274,7 +277,7 @@ export class InterfaceManager {
       }
       return;
     }
-    const { model, skipped } = firewallModel(this.wg.ifname, fw);
+    const { model, skipped } = firewallModel(this.wg.ifname, fw, this.firewallRules);
     for (const s of skipped) this.log("warn", `firewall: left out ${s}`);
     const prev = this.firewall !== null && this.firewall !== "none" ? this.firewall : null;
     if (prev && sameFirewall(prev, model)) {

@@ -7,7 +7,8 @@
  * elements; then what the gateway agent does with that result: the nft script it builds
  * (gateway/firewall.ts) and `nft -f` applying it in a private network namespace (first load
  * and whole-table replacements), and one rule change end to end on this machine as the agent
- * now applies it after the previous table is loaded: compile, the agent's model of the table,
+ * now applies it after the previous table is loaded: compile, the agent's model of the table
+ * (rules unchanged since the previous config reuse their parsed fragments),
  * the incremental script (gateway/firewall.ts: new sets, the changed rules by handle, unused
  * sets deleted) and `nft -f` of that script; without the gRPC hop, which the network test
  * measures. For comparison, the same change through the whole-table path (the agent's first
@@ -16,7 +17,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { performance } from "node:perf_hooks";
-import { buildFirewall, firewallModel, firewallTableName, forwardHandles, incrementalScript, type FirewallModel } from "../../gateway/firewall";
+import { buildFirewall, firewallModel, firewallTableName, forwardHandles, incrementalScript, type FirewallModel, type FirewallModelCache } from "../../gateway/firewall";
 import { canonicalFirewall } from "../../gateway/proto";
 import { compileFirewall, type CompileAlias, type CompileDevice, type CompileInput, type CompileRule } from "../../lib/acl/compile";
 import { formatIp } from "../../lib/net/ip";
@@ -175,7 +176,9 @@ const suite: Suite = {
         // One rule changed (the first rule loses one allowed user), end to end on this machine,
         // as the agent applies it: against the table loaded above, incrementally.
         const changed: CompileInput = { ...input, rules: input.rules.map((r, i) => (i === 0 ? { ...r, deniedUsers: [...r.deniedUsers, 4999] } : r)) };
-        let prev: FirewallModel = firewallModel("wg-bench", out.config).model;
+        // The agent keeps the rule fragments of the config it built last (as InterfaceManager does).
+        const fragments: FirewallModelCache = new Map();
+        let prev: FirewallModel = firewallModel("wg-bench", out.config, fragments).model;
         let handles = forwardHandles(listWithHandles(ns), prev);
         if (!handles) throw new Error("the loaded table's rule handles could not be read");
         const inc = { e2e: [] as number[], compile: [] as number[], model: [] as number[], wall: [] as number[], cpu: [] as number[], bytes: [] as number[], list: [] as number[] };
@@ -183,7 +186,7 @@ const suite: Suite = {
           const t0 = performance.now();
           const cfg = compileFirewall(i % 2 ? input : changed).config;
           const t1 = performance.now();
-          const next = firewallModel("wg-bench", cfg).model;
+          const next = firewallModel("wg-bench", cfg, fragments).model;
           const s = incrementalScript(prev, next, handles)!;
           const t2 = performance.now();
           const applied = await nftApplyIn(ns, s);
