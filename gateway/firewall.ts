@@ -17,9 +17,12 @@
  *
  * Two scripts, both one transaction (traffic never sees a half-built rule set):
  *   - fullScript: the table replaced as a whole ("table X; delete table X; table X {...}");
- *   - incrementalScript(previous, next): against the table the previous model built, only the
- *     sets that are new are added, the chains are flushed and their rules added again (with the
- *     policy, which may change), and the sets no rule uses any more are deleted.
+ *   - incrementalScript(previous, next, handles): against the table the previous model built,
+ *     only the sets that are new are added, only the rules that differ are deleted (by handle)
+ *     and added in place, the policy and the nat chain change if they differ, and the sets no
+ *     rule uses any more are deleted.
+ * firewallModel builds what both scripts are written from; with a cache it parses only the
+ * rules whose content changed since the previous config.
  */
 import { createHash } from "node:crypto";
 import { formatIp, lastAddress, networkAddress, parseCidrOrIp, parseIp, type IpVersion as Family } from "../lib/net/ip";
