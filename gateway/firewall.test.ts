@@ -1,6 +1,20 @@
 import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildFirewall, firewallTableName, mergeIntervals, nftComment, portElements, type WireFirewallConfig } from "./firewall";
+import {
+  buildFirewall,
+  firewallModel,
+  firewallTableName,
+  forwardHandles,
+  fullScript,
+  incrementalScript,
+  mergeIntervals,
+  nftComment,
+  nftSetName,
+  portElements,
+  sameFirewall,
+  type FirewallModelCache,
+  type WireFirewallConfig,
+} from "./firewall";
 
 const forwardRules = (script: string) => {
   const body = script.slice(script.indexOf("chain forward {"));
@@ -42,15 +56,17 @@ describe("buildFirewall", () => {
       ],
     };
     const { script } = buildFirewall("wg0", cfg);
+    const ports = nftSetName("inet_service", ["443", "8000-8080"]);
+    expect(ports).toMatch(/^p_[0-9a-f]{20}$/);
     expect(forwardRules(script).slice(2)).toEqual([
-      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 tcp dport @r1_ports accept comment "web"',
-      'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 udp dport @r1_ports accept comment "web"',
+      `meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 tcp dport @${ports} accept comment "web"`,
+      `meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 udp dport @${ports} accept comment "web"`,
       'meta nfproto ipv4 ip saddr 203.0.113.2 ip daddr 192.0.2.0/24 meta l4proto icmp accept comment "web"',
       "meta nfproto ipv4 ip daddr 192.0.2.10 drop",
     ]);
-    // One interval is written inline; a longer list is a named set.
-    expect(script).toContain("set r1_ports {\n\t\ttype inet_service\n\t\tflags interval\n\t\telements = { 443, 8000-8080 }\n\t}");
-    expect(script).not.toContain("set r1_src");
+    // One interval is written inline; a longer list is a named set, named by its content.
+    expect(script).toContain(`set ${ports} {\n\t\ttype inet_service\n\t\tflags interval\n\t\telements = { 443, 8000-8080 }\n\t}`);
+    expect(script.match(/^\tset /gm)).toHaveLength(1);
   });
 
   it("ports without protocols mean TCP and UDP; protocols without ports match the protocol", () => {
@@ -83,7 +99,9 @@ describe("buildFirewall", () => {
     });
     expect(script).toContain("type ipv6_addr");
     expect(script).toContain("elements = { 2001:db8::1-2001:db8::10, 2001:db8::20 }");
-    expect(forwardRules(script)[2]).toBe("meta nfproto ipv6 ip6 saddr @r1_src ip6 daddr 2001:db8:5::/64 meta l4proto ipv6-icmp accept");
+    const src = nftSetName("ipv6_addr", ["2001:db8::1-2001:db8::10", "2001:db8::20"]);
+    expect(src).toMatch(/^a6_/);
+    expect(forwardRules(script)[2]).toBe(`meta nfproto ipv6 ip6 saddr @${src} ip6 daddr 2001:db8:5::/64 meta l4proto ipv6-icmp accept`);
   });
 
   it("merges overlapping addresses and ports so nft never sees conflicting intervals", () => {
@@ -153,6 +171,77 @@ describe("helpers", () => {
       { start: 20n, end: 21n },
     ]);
     expect(portElements([{ single_port: 70000 }, { port_range: { start: 9, end: 2 } }])).toEqual(["2-9"]);
+  });
+});
+
+const rule = (id: number, src: string[], extra: Partial<import("./firewall").WireFirewallRule> = {}) => ({
+  id,
+  source_addrs: src.map((ip) => (ip.includes("/") ? { address: "ip_subnet" as const, ip_subnet: ip } : { address: "ip" as const, ip })),
+  destination_addrs: [{ address: "ip_subnet" as const, ip_subnet: "198.51.100.0/26" }, { address: "ip" as const, ip: "198.51.100.200" }],
+  destination_ports: [{ port: "single_port" as const, single_port: 22 }, { port: "port_range" as const, port_range: { start: 8000, end: 8100 } }],
+  protocols: ["TCP"],
+  verdict: "ALLOW",
+  comment: `ACL ${id}`,
+  ip_version: "IPV4",
+  ...extra,
+});
+const base: WireFirewallConfig = {
+  default_policy: "DENY",
+  rules: [
+    rule(1, ["203.0.113.2", "203.0.113.3"]),
+    rule(2, ["203.0.113.4", "203.0.113.9"]),
+    rule(3, ["203.0.113.2", "203.0.113.3"], { protocols: ["UDP", "ICMP"] }),
+    rule(4, ["2001:db8:7::2", "2001:db8:7::9"], { ip_version: "IPV6", destination_addrs: [{ address: "ip_subnet", ip_subnet: "2001:db8:5::/64" }, { ip: "2001:db8:6::1" }] }),
+    { id: 5, destination_addrs: [{ address: "ip_subnet", ip_subnet: "198.51.100.0/26" }, { ip: "198.51.100.200" }], verdict: "DENY", comment: "ACL 5 DENY", ip_version: "IPV4" },
+  ],
+  snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.3" }], public_ip: "198.51.100.1" }],
+};
+const withRules = (rules: WireFirewallConfig["rules"], more: Partial<WireFirewallConfig> = {}): WireFirewallConfig => ({ ...base, rules, ...more });
+const r = base.rules!;
+const pairs: [string, WireFirewallConfig, WireFirewallConfig][] = [
+  ["a rule added in the middle", base, withRules([r[0], r[1], rule(9, ["203.0.113.40", "203.0.113.41"]), r[2], r[3], r[4]])],
+  ["a rule added first and one last", base, withRules([rule(9, ["203.0.113.40", "203.0.113.41"]), ...r, rule(10, ["203.0.113.50"])])],
+  ["a rule removed (its set was its own)", base, withRules([r[0], r[2], r[3], r[4]])],
+  ["a rule removed (its set is shared and stays)", base, withRules([r[1], r[2], r[3], r[4]])],
+  ["rules reordered", base, withRules([r[2], r[0], r[4], r[3], r[1]])],
+  ["a source set changed", base, withRules([r[0], rule(2, ["203.0.113.4", "203.0.113.9", "203.0.113.200"]), r[2], r[3], r[4]])],
+  ["a source set shrunk to one address (inline)", base, withRules([r[0], rule(2, ["203.0.113.4"]), r[2], r[3], r[4]])],
+  ["the policy flipped", base, { ...base, default_policy: "ALLOW" }],
+  ["IPv4-only rules replaced by IPv6-only ones", base, withRules([r[3], rule(11, ["2001:db8:7::20", "2001:db8:7::21"], { ip_version: "IPV6", destination_addrs: [{ ip: "2001:db8:5::1" }] })])],
+  ["every rule removed", base, withRules([])],
+  ["rules from none", withRules([]), base],
+  ["a SNAT binding changed", base, { ...base, snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.8" }], public_ip: "198.51.100.1" }] }],
+  ["the SNAT bindings removed", base, { ...base, snat_bindings: [] }],
+  ["SNAT bindings added", { ...base, snat_bindings: [] }, { ...base, snat_bindings: [...base.snat_bindings!, { id: 2, public_ip: "2001:db8::1" }] }],
+  ["nothing in common", base, { default_policy: "ALLOW", rules: [rule(20, ["203.0.113.100", "203.0.113.101"], { verdict: "DENY" })] }],
+];
+
+describe("firewallModel with a cache of rule fragments", () => {
+  it.each(pairs)("gives what a fresh build gives, reusing the fragments of unchanged rules: %s", (_what, a, b) => {
+    const cache: FirewallModelCache = new Map();
+    firewallModel("wg-inc", a, cache);
+    const before = new Set(cache.values());
+    const cached = firewallModel("wg-inc", b, cache);
+    expect(cached).toEqual(firewallModel("wg-inc", b));
+    // The cache now holds exactly this config's rules; unchanged ones kept their fragment.
+    expect(cache.size).toBe(new Set((b.rules ?? []).map((r) => JSON.stringify(r))).size);
+    const unchanged = (b.rules ?? []).filter((r) => (a.rules ?? []).some((x) => JSON.stringify(x) === JSON.stringify(r)));
+    expect([...cache.values()].filter((f) => before.has(f))).toHaveLength(new Set(unchanged.map((r) => JSON.stringify(r))).size);
+  });
+
+  it("keeps log lines of rules left out, and of rules without an id at their position", () => {
+    const cfg: WireFirewallConfig = {
+      rules: [
+        { source_addrs: [{ ip: "2001:db8::1" }], verdict: "ALLOW", ip_version: "IPV4" },
+        { id: 7, protocols: ["INVALID"], verdict: "ALLOW" },
+      ],
+    };
+    const cache: FirewallModelCache = new Map();
+    const first = firewallModel("wg0", cfg, cache);
+    expect(first.skipped).toEqual(["rule 1: no IPv4 source address", "rule 7: no known protocol"]);
+    const moved = { rules: [{ id: 8, verdict: "ALLOW" }, ...cfg.rules!] };
+    expect(firewallModel("wg0", moved, cache)).toEqual(firewallModel("wg0", moved));
+    expect(firewallModel("wg0", moved, cache).skipped).toEqual(["rule 2: no IPv4 source address", "rule 7: no known protocol"]);
   });
 });
 
@@ -231,20 +320,24 @@ describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private net
     const listing = listTable("defguard_wg_a");
     const text = listing.replace(/\s+/g, " "); // nft wraps long element lists
     expect(text).toContain('type filter hook forward priority filter; policy drop; iifname != "wg-a" accept ct state established,related accept ');
-    expect(text).toContain("set r1_src { type ipv4_addr flags interval elements = { 203.0.113.2, 203.0.113.10-203.0.113.20 } }");
-    expect(text).toContain("set r1_dst { type ipv4_addr flags interval elements = { 198.51.100.0/26, 198.51.100.200 } }");
-    expect(text).toContain("set r1_ports { type inet_service flags interval elements = { 8080, 9000-9100 } }");
-    expect(text).toContain("set r2_src { type ipv6_addr flags interval elements = { 2001:db8:7::/120, 2001:db8:7::1:2 } }");
-    expect(text).not.toContain("set r3_dst"); // the DENY half uses the ALLOW half's set
+    const r1src = nftSetName("ipv4_addr", ["203.0.113.2", "203.0.113.10-203.0.113.20"]);
+    const r1dst = nftSetName("ipv4_addr", ["198.51.100.0/26", "198.51.100.200"]);
+    const r1ports = nftSetName("inet_service", ["8080", "9000-9100"]);
+    const r2src = nftSetName("ipv6_addr", ["2001:db8:7::/120", "2001:db8:7::1:2"]);
+    expect(text).toContain(`set ${r1src} { type ipv4_addr flags interval elements = { 203.0.113.2, 203.0.113.10-203.0.113.20 } }`);
+    expect(text).toContain(`set ${r1dst} { type ipv4_addr flags interval elements = { 198.51.100.0/26, 198.51.100.200 } }`);
+    expect(text).toContain(`set ${r1ports} { type inet_service flags interval elements = { 8080, 9000-9100 } }`);
+    expect(text).toContain(`set ${r2src} { type ipv6_addr flags interval elements = { 2001:db8:7::/120, 2001:db8:7::1:2 } }`);
+    expect(text.match(/ set /g)).toHaveLength(4); // the DENY half uses the ALLOW half's set
     // The kernel's rules, in order (nft leaves out the nfproto match that ip/ip6 imply).
     const kernelRules = listing.split("\n").map((l) => l.trim()).filter((l) => / (accept|drop)( comment ".*")?$/.test(l));
     expect(kernelRules.slice(2)).toEqual([
-      'ip saddr @r1_src ip daddr @r1_dst tcp dport @r1_ports accept comment "ACL 1 - web ALLOW"',
-      'ip saddr @r1_src ip daddr @r1_dst meta l4proto icmp accept comment "ACL 1 - web ALLOW"',
-      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff tcp dport 8080 accept comment "ACL 1 - web ALLOW"',
-      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff udp dport 8080 accept comment "ACL 1 - web ALLOW"',
-      'ip6 saddr @r2_src ip6 daddr 2001:db8:5::2-2001:db8:5::ff meta l4proto ipv6-icmp accept comment "ACL 1 - web ALLOW"',
-      'ip daddr @r1_dst drop comment "ACL 1 - web DENY"',
+      `ip saddr @${r1src} ip daddr @${r1dst} tcp dport @${r1ports} accept comment "ACL 1 - web ALLOW"`,
+      `ip saddr @${r1src} ip daddr @${r1dst} meta l4proto icmp accept comment "ACL 1 - web ALLOW"`,
+      `ip6 saddr @${r2src} ip6 daddr 2001:db8:5::2-2001:db8:5::ff tcp dport 8080 accept comment "ACL 1 - web ALLOW"`,
+      `ip6 saddr @${r2src} ip6 daddr 2001:db8:5::2-2001:db8:5::ff udp dport 8080 accept comment "ACL 1 - web ALLOW"`,
+      `ip6 saddr @${r2src} ip6 daddr 2001:db8:5::2-2001:db8:5::ff meta l4proto ipv6-icmp accept comment "ACL 1 - web ALLOW"`,
+      `ip daddr @${r1dst} drop comment "ACL 1 - web DENY"`,
       'ip6 daddr 2001:db8:5::/64 drop comment "ACL 1 - web DENY"',
     ]);
   });
@@ -257,7 +350,7 @@ describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private net
     expect(tables().sort()).toEqual(["inet defguard_wg_a", "inet defguard_wg_b"]);
     const text = listTable("defguard_wg_a");
     expect(text).toContain("policy accept;");
-    expect(text).not.toContain("r2_src"); // nothing of the previous table is left
+    expect(text).not.toContain("a6_"); // nothing of the previous table is left
     expect(text).not.toContain("set ");
     expect(text).toContain("ip6 daddr 2001:db8:5::9 drop");
     expect(listTable("defguard_wg_b")).toContain("policy accept;");
@@ -274,5 +367,75 @@ describe.skipIf(nftUnavailable !== null)("the scripts in nftables (a private net
     expect(r.stderr).toContain("no_such_set");
     expect(listTable("defguard_wg_a")).toBe(before);
     expect(tables().sort()).toEqual(["inet defguard_wg_a", "inet defguard_wg_b"]);
+  });
+  /**
+   * The table as nft reports it, without what differs between equal tables built in different
+   * ways: handles, the order sets were created in.
+   */
+  const normalised = (name: string) => {
+    const r = nft(["-j", "list", "table", "inet", name]);
+    expect(r.status, r.stderr).toBe(0);
+    const strip = (v: unknown): unknown =>
+      Array.isArray(v) ? v.map(strip) : v && typeof v === "object" ? Object.fromEntries(Object.entries(v).filter(([k]) => k !== "handle").map(([k, x]) => [k, strip(x)])) : v;
+    const objects = (JSON.parse(r.stdout) as { nftables: Record<string, { name?: string }>[] }).nftables.filter((o) => !o.metainfo).map(strip) as Record<string, { name?: string }>[];
+    const sets = objects.filter((o) => o.set).sort((a, b) => (a.set.name! < b.set.name! ? -1 : 1));
+    return { sets, rest: objects.filter((o) => !o.set) };
+  };
+
+  for (const withHandles of [true, false]) {
+    it.each(pairs)(`an incremental update (${withHandles ? "rules replaced by handle" : "chain rewritten"}) gives the table a fresh load gives: %s`, (_what, a, b) => {
+      const from = firewallModel("wg-inc", a).model;
+      const to = firewallModel("wg-inc", b).model;
+      expect(sameFirewall(from, to)).toBe(false);
+      expect(apply(fullScript(from)).status).toBe(0);
+      const handles = withHandles ? forwardHandles(nft(["-a", "list", "table", "inet", "defguard_wg_inc"]).stdout, from) : null;
+      if (withHandles) expect(handles).toHaveLength(2 + from.forward.length);
+      const script = incrementalScript(from, to, handles)!;
+      expect(script).not.toContain("delete table");
+      // Unchanged sets are not declared again.
+      for (const set of from.sets) expect(script).not.toContain(`set ${set.name} {`);
+      const r = apply(script);
+      expect(r.status, `${r.stderr}\n${script}`).toBe(0);
+      const incremental = normalised("defguard_wg_inc");
+      expect(apply(fullScript(to)).status).toBe(0);
+      expect(incremental).toEqual(normalised("defguard_wg_inc"));
+      expect(incremental.sets.map((o) => o.set.name)).toEqual(to.sets.map((x) => x.name).sort());
+    });
+  }
+
+  it("an incremental update against a table changed behind the agent's back fails and changes nothing; the whole table then applies", () => {
+    const from = firewallModel("wg-inc", base).model;
+    const to = firewallModel("wg-inc", withRules([r[0], rule(2, ["203.0.113.4", "203.0.113.9", "203.0.113.200"]), r[2], r[3], r[4]])).model;
+    expect(apply(fullScript(from)).status).toBe(0);
+    const handles = forwardHandles(nft(["-a", "list", "table", "inet", "defguard_wg_inc"]).stdout, from)!;
+    // Someone deletes the rule the update is about to replace.
+    expect(nft(["delete", "rule", "inet", "defguard_wg_inc", "forward", "handle", String(handles[3])]).status).toBe(0);
+    const before = listTable("defguard_wg_inc");
+    const r1 = apply(incrementalScript(from, to, handles)!);
+    expect(r1.status).not.toBe(0);
+    expect(listTable("defguard_wg_inc")).toBe(before);
+    // Flushing instead of deleting by handle fails too: a set the script deletes is gone.
+    const set = from.sets.find((x) => !to.sets.some((y) => y.name === x.name))!;
+    const r2 = apply(`${incrementalScript(from, from, null)}delete set inet defguard_wg_inc ${set.name}\n`);
+    expect(r2.status).toBe(0); // (sanity: an unused set can be deleted)
+    const r3 = apply(incrementalScript(from, to, null)!);
+    expect(r3.status).not.toBe(0);
+    expect(apply(fullScript(to)).status).toBe(0);
+    const fresh = normalised("defguard_wg_inc");
+    apply(fullScript(from));
+    apply(fullScript(to));
+    expect(fresh).toEqual(normalised("defguard_wg_inc"));
+  });
+
+  it("forwardHandles reads the forward chain's rule handles, and refuses a chain of another size", () => {
+    const m = firewallModel("wg-inc", base).model;
+    expect(apply(fullScript(m)).status).toBe(0);
+    const listing = nft(["-a", "list", "table", "inet", "defguard_wg_inc"]).stdout;
+    const handles = forwardHandles(listing, m)!;
+    expect(handles).toHaveLength(2 + m.forward.length);
+    expect(new Set(handles).size).toBe(handles.length);
+    expect(forwardHandles(listing, firewallModel("wg-inc", withRules(r.slice(1))).model)).toBeNull();
+    expect(forwardHandles(null, m)).toBeNull();
+    expect(incrementalScript(m, firewallModel("wg-other", base).model)).toBeNull();
   });
 });

@@ -6,6 +6,9 @@
 import { beforeEach, describe, expect, it, vi } from "vitest";
 
 const calls: string[] = [];
+/** `nft list table` calls (kept apart from `calls`: they are read after the change) and what they answer. */
+const listings: string[] = [];
+let listing: string | null = null;
 vi.mock("./wg", async (orig) => {
   const real = await orig<typeof import("./wg")>();
   return {
@@ -16,6 +19,10 @@ vi.mock("./wg", async (orig) => {
       return true;
     }),
     runHook: vi.fn(async (name: string, cmd: string | null) => void (cmd && calls.push(`hook ${name}`))),
+    nftListTable: vi.fn(async (family: string, table: string, handles?: boolean) => {
+      listings.push(`${handles ? "-a " : ""}${family} ${table} (after ${calls.length} calls)`);
+      return listing;
+    }),
   };
 });
 
@@ -78,6 +85,8 @@ let device: Device;
 let manager: InstanceType<typeof InterfaceManager>;
 beforeEach(() => {
   calls.length = 0;
+  listings.length = 0;
+  listing = null;
   device = new Device();
   manager = new InterfaceManager(cfg, device, () => {});
 });
@@ -118,17 +127,56 @@ describe("InterfaceManager", () => {
     expect(manager.peerCount).toBe(1);
   });
 
-  it("firewall: applied from the configuration, not re-applied when unchanged, removed when disabled", async () => {
+  it("firewall: applied from the configuration (first as a whole table, then incrementally), not re-applied when unchanged, removed when disabled", async () => {
     await manager.applyConfiguration(conf([], { firewall_config: FW }));
     expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)"]);
     calls.length = 0;
     await manager.applyConfiguration(conf([], { firewall_config: FW }));
     await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: FW });
     expect(calls.filter((c) => c.startsWith("nft"))).toEqual([]);
+    // Only the policy changed: one command on the chain, the rules stay.
     await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: { ...FW, default_policy: "ALLOW" } });
     await manager.applyUpdate({ update_type: "MODIFY", update: "disable_firewall", disable_firewall: {} });
     await manager.applyConfiguration(conf([]));
-    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)", "nft delete table inet defguard_wg_t"]);
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual([
+      "nft -f (chain inet defguard_wg_t forward { type filter hook forward priority filter; policy accept; })",
+      "nft delete table inet defguard_wg_t",
+    ]);
+    expect(manager.counters).toMatchObject({ firewallWhole: 1, firewallIncremental: 1, firewallFallbacks: 0, firewallFailures: 0 });
+    // After the table was deleted, the next one is a whole table again.
+    calls.length = 0;
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: FW });
+    expect(calls).toEqual(["nft -f (table inet defguard_wg_t)"]);
+    // So is the first one of another agent run (an adopted interface and table).
+    const next = new InterfaceManager(cfg, device, () => {});
+    calls.length = 0;
+    await next.applyConfiguration(conf([], { firewall_config: FW }));
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)"]);
+  });
+
+  it("firewall: a failing incremental update falls back to the whole table", async () => {
+    const { nftApply } = await import("./wg");
+    const logs: string[] = [];
+    manager = new InterfaceManager(cfg, device, (level, msg) => void logs.push(`${level}: ${msg}`));
+    await manager.applyConfiguration(conf([], { firewall_config: FW }));
+    calls.length = 0;
+    vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft -f - failed (1): Error: Could not process rule: No such file or directory"));
+    const next = { ...FW, rules: [...FW.rules, { id: 2, protocols: ["UDP"], verdict: "ALLOW" }] };
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: next });
+    // The incremental script was tried (and rejected), then the whole table applied.
+    expect(vi.mocked(nftApply).mock.calls.slice(-2).map(([s]) => s.split("\n")[0])).toEqual(["flush chain inet defguard_wg_t forward", "table inet defguard_wg_t"]);
+    expect(vi.mocked(nftApply).mock.calls.at(-1)![0]).toContain("meta l4proto udp accept");
+    expect(calls).toEqual(["nft -f (table inet defguard_wg_t)"]);
+    expect(manager.counters).toMatchObject({ firewallWhole: 2, firewallIncremental: 0, firewallFallbacks: 1, firewallFailures: 0 });
+    expect(logs.filter((l) => l.startsWith("warn"))).toEqual([
+      "warn: incremental firewall update failed (nft -f - failed (1): Error: Could not process rule: No such file or directory); replacing the whole table inet defguard_wg_t",
+    ]);
+    expect(logs.filter((l) => l.startsWith("error"))).toEqual([]);
+    // The whole table is now the base: the next change is incremental again.
+    calls.length = 0;
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: FW });
+    expect(calls).toEqual(["nft -f (flush chain inet defguard_wg_t forward)"]);
+    expect(manager.counters.firewallIncremental).toBe(1);
   });
 
   it("firewall: a failed apply is logged, keeps the last good table, does not fail the update, and is retried", async () => {
@@ -137,21 +185,53 @@ describe("InterfaceManager", () => {
     manager = new InterfaceManager(cfg, device, (level, msg) => void logs.push(`${level}: ${msg}`));
     await manager.applyConfiguration(conf([], { firewall_config: FW }));
     const bad = { ...FW, default_policy: "ALLOW" };
+    // The incremental script fails, and so does the whole table after it.
+    vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft -f - failed (1): Error: Could not process rule"));
     vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft -f - failed (1): Error: Could not process rule"));
     await expect(manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: bad })).resolves.toBeUndefined();
     expect(manager.counters.firewallFailures).toBe(1);
+    expect(manager.counters.firewallFallbacks).toBe(1);
     expect(logs.filter((l) => l.startsWith("error"))).toEqual([
       "error: firewall update failed, the last good table stays in force (table inet defguard_wg_t): nft -f - failed (1): Error: Could not process rule",
     ]);
     calls.length = 0;
-    // The same config again is tried again (it was never applied); the good one would not be re-sent.
+    // The same config again is tried again (it was never applied), against the last good table;
+    // the good one would not be re-sent.
     await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: bad });
-    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (table inet defguard_wg_t)"]);
+    expect(calls.filter((c) => c.startsWith("nft"))).toEqual(["nft -f (chain inet defguard_wg_t forward { type filter hook forward priority filter; policy accept; })"]);
     // A failure before any table existed says so.
     const first = new InterfaceManager(cfg, new Device(), (level, msg) => void logs.push(`${level}: ${msg}`));
     vi.mocked(nftApply).mockRejectedValueOnce(new Error("nft: not found"));
     await first.applyConfiguration(conf([], { firewall_config: FW }));
     expect(logs.filter((l) => l.startsWith("error")).at(-1)).toContain("firewall update failed, no table was applied before");
+  });
+
+  it("firewall: the new table is listed after the configuration's peers, and its rule handles make the next update touch one rule", async () => {
+    const { nftApply } = await import("./wg");
+    listing = [
+      "table inet defguard_wg_t { # handle 1",
+      "\tchain forward { # handle 1",
+      "\t\ttype filter hook forward priority filter; policy drop;",
+      '\t\tiifname != "wg-t" accept # handle 2',
+      "\t\tct state established,related accept # handle 3",
+      "\t\tmeta l4proto tcp accept # handle 4",
+      "\t}",
+      "}",
+      "",
+    ].join("\n");
+    await manager.applyConfiguration(conf([2], { firewall_config: FW }));
+    await manager.whenIdle();
+    // Table, then the peer, then (not holding the peer back) the listing.
+    expect(calls.indexOf("nft -f (table inet defguard_wg_t)")).toBeLessThan(calls.indexOf(`+${key(2).slice(0, 4)}`));
+    expect(listings).toEqual([`-a inet defguard_wg_t (after ${calls.length} calls)`]);
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: { ...FW, rules: [...FW.rules, { id: 2, protocols: ["UDP"], verdict: "ALLOW" }] } });
+    expect(vi.mocked(nftApply).mock.calls.at(-1)![0]).toBe("add rule inet defguard_wg_t forward position 4 meta nfproto ipv4 meta l4proto udp accept\n");
+    await manager.whenIdle();
+    // A state report reads the live table and compares it with the listing after the last apply.
+    listing = `${listing}# changed`;
+    const state = await manager.liveState();
+    expect(listings).toHaveLength(3); // after each apply once, and the report's own
+    expect(state.firewall).toMatch(/^live:/); // the listing after the last apply was the unchanged one
   });
 
   it("shutdown by default leaves the interface and its firewall table running for the next agent", async () => {

@@ -10,11 +10,26 @@
  *   step with applyOps); a peer already in the wanted state costs nothing.
  * - A failed command: the model is re-read from the interface and the error is passed on, so
  *   the connection loop can resynchronise with a fresh Config.
+ * - Firewall: the first table of an agent run (also over an adopted one) replaces the whole
+ *   table; later ones are applied incrementally against what this run applied last (only new
+ *   sets, changed rules, sets no longer used; gateway/firewall.ts), falling back to the whole
+ *   table when the incremental script fails. Either is one `nft -f` transaction.
  * - A failed firewall apply is logged and not passed on: `nft -f` is atomic, so the previous
  *   table keeps filtering, and a resynchronisation would fail the same way.
  */
 import type { GatewayConfig } from "./config";
-import { buildFirewall, firewallTableName, NFT_FAMILY, type WireFirewallConfig } from "./firewall";
+import {
+  firewallModel,
+  firewallTableName,
+  forwardHandles,
+  fullScript,
+  incrementalScript,
+  NFT_FAMILY,
+  sameFirewall,
+  type FirewallModel,
+  type FirewallModelCache,
+  type WireFirewallConfig,
+} from "./firewall";
 import {
   applyOps,
   describeOps,
@@ -46,15 +61,25 @@ const isPeerOp = (o: Op) => o.op === "upsert-peer" || o.op === "remove-peer";
 export class InterfaceManager {
   /** The model of the interface; null until it is up. */
   private applied: InterfaceState | null = null;
-  /** Last nft script applied; "none" when we know there is no table; null when unknown. */
-  private firewall: string | null = null;
+  /**
+   * The table this agent run applied last and knows to be in force; "none" when we know there
+   * is no table; null when unknown (at start, after a failure, after a change behind our back).
+   * Only a known table is the base of an incremental apply.
+   */
+  private firewall: FirewallModel | "none" | null = null;
+  /** Handles of that table's forward rules (from the listing after the apply), or null. */
+  private firewallHandles: number[] | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private createdHere = false;
   /** The firewall config last applied and the table's listing right after (for state reports). */
   private firewallConfig: WireFirewallConfig | null = null;
   private firewallListing: string | null = null;
+  /** The rule fragments of the last firewall config (firewallModel: unchanged rules are not parsed again). */
+  private readonly firewallRules: FirewallModelCache = new Map();
+  /** A table was applied and its listing is still to be read (see readFirewallListing). */
+  private firewallListingDue = false;
   /** Counters for tests and logs. */
-  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0 };
+  readonly counters = { fullApplies: 0, peerOps: 0, commandsFailed: 0, firewallFailures: 0, firewallIncremental: 0, firewallWhole: 0, firewallFallbacks: 0 };
 
   constructor(
     private readonly cfg: GatewayConfig,
@@ -111,7 +136,8 @@ export class InterfaceManager {
       const dump = await this.wg.dump();
       const peers = dump.peers.map((p) => ({ pubkey: p.pubkey, allowed_ips: p.allowedIps }));
       if (!this.cfg.firewall) return { peers, firewall: null };
-      const listing = await nftListTable(NFT_FAMILY, firewallTableName(this.wg.ifname)).catch(() => null);
+      await this.readFirewallListing();
+      const listing = await nftListTable(NFT_FAMILY, firewallTableName(this.wg.ifname), true).catch(() => null);
       const wanted = this.firewall !== null && this.firewall !== "none" ? this.firewallConfig : null;
       if (wanted ? listing === this.firewallListing : listing === null) return { peers, firewall: firewallText(wanted ? canonicalFirewall(wanted) : null) };
       this.firewall = null;
@@ -243,6 +269,7 @@ export class InterfaceManager {
         this.firewall = "none";
         this.firewallConfig = null;
         this.firewallListing = null;
+        this.firewallListingDue = false;
       } catch (err) {
         // No nft on a host that never needs a firewall is fine; log once.
         this.log(explicit || this.firewall !== null ? "warn" : "debug", `could not delete nft table ${table}: ${(err as Error).message}`);
@@ -250,14 +277,36 @@ export class InterfaceManager {
       }
       return;
     }
-    const { script, skipped } = buildFirewall(this.wg.ifname, fw);
+    const { model, skipped } = firewallModel(this.wg.ifname, fw, this.firewallRules);
     for (const s of skipped) this.log("warn", `firewall: left out ${s}`);
-    if (script === this.firewall) {
+    const prev = this.firewall !== null && this.firewall !== "none" ? this.firewall : null;
+    if (prev && sameFirewall(prev, model)) {
       this.firewallConfig = fw;
       return;
     }
+    // Updates in quick succession: the previous table's handles are needed now.
+    if (prev) await this.readFirewallListing();
+    const t0 = performance.now();
+    const incremental = prev ? incrementalScript(prev, model, this.firewallHandles) : null;
+    let how = "whole table";
     try {
-      await nftApply(script);
+      if (incremental !== null) {
+        try {
+          await nftApply(incremental);
+          how = `incremental, ${incremental.length} bytes`;
+          this.counters.firewallIncremental++;
+        } catch (err) {
+          // Atomic too: nothing of it took effect. The table is not what we think (changed
+          // behind our back?): replace it as a whole.
+          this.counters.firewallFallbacks++;
+          this.log("warn", `incremental firewall update failed (${(err as Error).message.split("\n")[0]}); replacing the whole table ${NFT_FAMILY} ${table}`);
+          await nftApply(fullScript(model));
+          this.counters.firewallWhole++;
+        }
+      } else {
+        await nftApply(fullScript(model));
+        this.counters.firewallWhole++;
+      }
     } catch (err) {
       // `nft -f` is one transaction: on failure the kernel still has the previous table (or
       // none). Keep it, say so, and stay connected: a resynchronisation would only fail the
@@ -267,10 +316,35 @@ export class InterfaceManager {
       this.log("error", `firewall update failed, ${kept} (table ${NFT_FAMILY} ${table}): ${(err as Error).message}`);
       return;
     }
-    this.firewall = script;
+    const ms = performance.now() - t0;
+    this.firewall = model;
     this.firewallConfig = fw;
-    this.firewallListing = await nftListTable(NFT_FAMILY, table).catch(() => null);
-    this.log("info", `firewall applied: table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`);
+    // The listing of the new table (with rule handles) is what state reports compare with, and
+    // the handles let the next update replace single rules. Listing a large table takes longer
+    // than changing it (bench: acl), so it is read after what is queued now (the peers of a
+    // configuration, the acknowledgement of this revision), not before.
+    this.firewallListing = null;
+    this.firewallHandles = null;
+    this.firewallListingDue = true;
+    void this.serial(() => this.readFirewallListing());
+    this.log(
+      "info",
+      `firewall applied (${how}, ${ms.toFixed(0)} ms): table ${NFT_FAMILY} ${table}, ${fw.rules?.length ?? 0} rule(s), ${fw.snat_bindings?.length ?? 0} SNAT binding(s), default ${fw.default_policy === "DENY" || fw.default_policy === 1 ? "deny" : "allow"}`,
+    );
+  }
+
+  /**
+   * Read the listing of the table applied last, when not read yet: before a state report
+   * compares with it, before the next incremental update needs its handles, else as soon as
+   * the queue reaches it. Runs inside the serial queue only.
+   */
+  private async readFirewallListing(): Promise<void> {
+    if (!this.firewallListingDue) return;
+    this.firewallListingDue = false;
+    const model = this.firewall !== null && this.firewall !== "none" ? this.firewall : null;
+    if (!model) return;
+    this.firewallListing = await nftListTable(NFT_FAMILY, model.table, true).catch(() => null);
+    this.firewallHandles = forwardHandles(this.firewallListing, model);
   }
 
   /**

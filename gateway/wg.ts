@@ -472,10 +472,13 @@ export async function nftDeleteTable(family: string, table: string): Promise<boo
   }
 }
 
-/** `nft list table <family> <table>`, or null when the table does not exist. */
-export async function nftListTable(family: string, table: string): Promise<string | null> {
+/**
+ * `nft list table <family> <table>` (with `handles`: `nft -a`, every object followed by
+ * `# handle N`), or null when the table does not exist.
+ */
+export async function nftListTable(family: string, table: string, handles = false): Promise<string | null> {
   try {
-    return (await run("nft", ["list", "table", family, table])).stdout;
+    return (await run("nft", [...(handles ? ["-a"] : []), "list", "table", family, table])).stdout;
   } catch (e) {
     if (e instanceof CommandError && /No such file|does not exist/i.test(e.stderr)) return null;
     throw e;

@@ -20,7 +20,9 @@
  * 3 s: a loaded machine can take a second to start bash; the latency loops use shorter ones)
  * that must read the listener's letter. Established connections are not what is measured: the
  * agent's table accepts established/related traffic, so a cut applies to new connections.
- * The expiry job runs every second here (DEFGUARD_ACL_EXPIRY_INTERVAL=1).
+ * The expiry job runs every second here (DEFGUARD_ACL_EXPIRY_INTERVAL=1), and the agent reports
+ * its state every 2 s (DEFGUARD_STATE_REPORT_PERIOD=2): after the incremental firewall updates
+ * its digest must still match, and a rule deleted behind its back must be repaired.
  *
  * Same rules as tunnel.test.ts: only documentation ranges, only this run's namespaces and
  * links, all removed in afterAll and on exit. Run alone:
@@ -268,6 +270,7 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
         DEFGUARD_USERSPACE: "1",
         HEALTH_PORT: String(HEALTH_PORT),
         DEFGUARD_HOSTNAME: NS.gw,
+        DEFGUARD_STATE_REPORT_PERIOD: "2",
       },
     });
     closeSync(afd);
@@ -431,6 +434,38 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
       { c: alice, dest: SRV.v6rule[0], port: PORT_A, allowed: true },
       { c: bob, dest: SRV.v4rule[0], port: PORT_B, allowed: true },
       { c: bob, dest: SRV.v6rule[1], port: PORT_A, allowed: true },
+    ]);
+  });
+
+  it("after incremental firewall updates the drift digest matches; a rule deleted behind the agent's back is drift, repaired with the whole table", async () => {
+    const agentText = () => readFileSync(agentLog, "utf8");
+    // The changes above reached the agent as incremental updates of the table it loaded first.
+    expect(agentText()).toMatch(/firewall applied \(whole table/);
+    expect(agentText()).toMatch(/firewall applied \(incremental/);
+    const ourGateway = async () =>
+      (await api.ok<{ hostname: string; sync_state: string; expected_revision: number; applied_revision: number | null }[]>("GET", `/network/${locationId}/gateways`, undefined, 200)).find((g) => g.hostname === NS.gw) ?? null;
+    const synced = await until("in_sync after the incremental updates", async () => {
+      const g = await ourGateway();
+      return g?.sync_state === "in_sync" ? g : null;
+    }, 20_000, 200);
+    expect(synced.applied_revision).toBe(synced.expected_revision);
+    // Someone deletes the last rule of the forward chain (with the default allow policy now on,
+    // the IPv6-only rule's deny half) behind the agent's back.
+    const listing = await nsExec(NS.gw, "nft", ["-a", "list", "chain", "inet", firewallTableName(IF), "forward"]);
+    expect(listing.code).toBe(0);
+    const handles = [...listing.stdout.matchAll(/# handle (\d+)\n/g)].map((m) => m[1]);
+    expect(handles.length).toBeGreaterThan(2);
+    const before = agentText().length;
+    expect((await nsExec(NS.gw, "nft", ["delete", "rule", "inet", firewallTableName(IF), "forward", "handle", handles.at(-1)!])).code).toBe(0);
+    // Reported as drift and repaired (automatic repair is on by default): the agent forgot the
+    // table it had applied, so the repair replaces the whole table.
+    await until("the table repaired as a whole", async () => /firewall applied \(whole table/.test(agentText().slice(before)), 30_000, 200);
+    await until("in_sync after the repair", async () => (await ourGateway())?.sync_state === "in_sync", 20_000, 200);
+    const after = await nsExec(NS.gw, "nft", ["-a", "list", "chain", "inet", firewallTableName(IF), "forward"]);
+    expect([...after.stdout.matchAll(/# handle (\d+)\n/g)]).toHaveLength(handles.length);
+    await expectReach("after the repair (alice, default allow)", [
+      { c: alice, dest: SRV.v6rule[1], port: PORT_A, allowed: false },
+      { c: alice, dest: SRV.v6rule[0], port: PORT_A, allowed: true },
     ]);
   });
 
