@@ -13,7 +13,7 @@ import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/d
 import { runMigrations } from "./lib/db/migrate";
 import { closeDb } from "./lib/db";
 import { registerEmbeddedDb, setGatewaySideStarting } from "./lib/health/service";
-import { bootstrap } from "./lib/bootstrap";
+import { isInitialized } from "./lib/db/initialized";
 import { grpcHost, grpcPort } from "./lib/config";
 import type { GrpcServerHandle } from "./lib/grpc/server";
 import { clientAddress } from "./lib/http/client-ip";
@@ -72,6 +72,9 @@ function useBuiltNextConfig(distDir: string): void {
   config.experimental = { ...config.experimental, preloadEntriesOnStart: process.env.DEFGUARD_PRELOAD_ENTRIES === "1" };
   process.env.__NEXT_PRIVATE_STANDALONE_CONFIG = JSON.stringify(config);
 }
+
+/** At the latest this long after the console listens, its gateway side starts (see main). */
+const GATEWAY_SIDE_DELAY_MS = 500;
 
 async function main() {
   const t0 = Date.now();
@@ -139,7 +142,8 @@ async function main() {
   trace("database reachable");
   await runMigrations(process.env.DATABASE_URL!);
   trace("migrations checked");
-  const boot = await bootstrap();
+  // The bootstrap's modules are loaded only for a database that has not been bootstrapped.
+  const boot = (await isInitialized()) ? { createdAdmin: false, generatedPassword: null } : await (await import("./lib/bootstrap")).bootstrap();
   trace("bootstrap checked");
   phase("migrations");
   if (boot.generatedPassword) {
@@ -157,12 +161,18 @@ async function main() {
   phase("web app");
   trace("web app ready");
   let stopping = false;
-  let firstRequest = tracing;
+  let firstRequest = true;
+  // Resolved when the gateway side may start (below).
+  let releaseGatewaySide = () => {};
+  const gatewaySideMayStart = new Promise<void>((r) => (releaseGatewaySide = r));
   const server = createServer((req, res) => {
     if (firstRequest) {
       firstRequest = false;
       trace(`first request: ${req.method} ${req.url}`);
-      res.once("finish", () => trace(`first request answered: ${res.statusCode}`));
+      res.once("close", () => {
+        trace(`first request answered: ${res.statusCode}`);
+        releaseGatewaySide();
+      });
     }
     const requestId = observeRequest(req, res, matcher);
     // While shutting down, requests still arriving on open connections are served, then the connection closes.
@@ -202,8 +212,10 @@ async function main() {
     if (embedded) await embedded.stop().catch(() => {});
     process.exit(1);
   });
-  // The gateway side starts once the console answers: gateways (and jobs) wait a moment longer
-  // on a restart, API clients do not. Committed changes from every console process arrive by
+  // The gateway side starts once the console has answered its first request (or half a second
+  // after it listens, whichever is first): gateways (and jobs) wait a moment longer on a
+  // restart, API clients do not, and loading its modules does not compete with the first
+  // request (which has Next.js load the route's modules). Committed changes from every console process arrive by
   // NOTIFY; the gRPC server serves Config/Updates/Stats on DEFGUARD_GRPC_PORT. Its failures end
   // the process as start-up failures do (main's catch).
   let grpc: GrpcServerHandle | null = null;
@@ -241,7 +253,9 @@ async function main() {
       resolve();
     }),
   );
-  const gatewaySide = startGatewaySide();
+  setTimeout(releaseGatewaySide, GATEWAY_SIDE_DELAY_MS).unref();
+  // Not started at all when the process is stopped before (stop releases it).
+  const gatewaySide = gatewaySideMayStart.then(() => (stopping ? undefined : startGatewaySide()));
 
   // Graceful shutdown: stop accepting, let in-flight requests finish (DEFGUARD_SHUTDOWN_TIMEOUT),
   // end the gateways' update streams (they reconnect, through a load balancer to another
@@ -258,6 +272,7 @@ async function main() {
     }, budget + 10_000);
     force.unref();
     // A gateway side still starting finishes first, so its parts are stopped below.
+    releaseGatewaySide();
     await gatewaySide.catch(() => {});
     stopJobs();
     stopIdleGc();
