@@ -44,7 +44,9 @@ function needsNextBuild() {
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
   const sources = ["app", "components", "lib", "messages", "public"].filter((d) => existsSync(join(root, d)));
-  const newest = Math.max(...sources.map((d) => newestMtime(join(root, d))), statSync(join(root, "package.json")).mtimeMs);
+  // next.config.ts too: the console runs with the configuration the build recorded (server.ts).
+  const files = ["package.json", "next.config.ts"].filter((f) => existsSync(join(root, f)));
+  const newest = Math.max(...sources.map((d) => newestMtime(join(root, d))), ...files.map((f) => statSync(join(root, f)).mtimeMs));
   return newest > built;
 }
 
