@@ -64,41 +64,47 @@ const emptyServerOnly = {
   },
 };
 
-export async function buildTargets(root, names = Object.keys(TARGETS)) {
+/** esbuild, as tsx depends on it (hoisted or nested under tsx). */
+export async function loadEsbuild(root) {
   const require = createRequire(join(root, "package.json"));
-  // esbuild as tsx depends on it (hoisted or nested under tsx).
   const esbuildPath = createRequire(require.resolve("tsx/package.json")).resolve("esbuild");
-  const esbuild = await import(pathToFileURL(esbuildPath).href);
+  return import(pathToFileURL(esbuildPath).href);
+}
+
+/** The esbuild options for one target, written to `outdir` (also used by tests, with a metafile). */
+export function buildOptions(root, name, outdir) {
+  return {
+    absWorkingDir: root,
+    entryPoints: { [name]: TARGETS[name] },
+    outdir,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    packages: "external",
+    tsconfig: join(root, "tsconfig.json"),
+    sourcemap: "linked",
+    legalComments: "none",
+    logLevel: "warning",
+    plugins: [emptyServerOnly],
+    // Packages written as CommonJS may still be reached through `require` in compiled code.
+    banner: { js: 'import { createRequire as __dgCreateRequire } from "node:module"; const require = __dgCreateRequire(import.meta.url);' },
+    ...(CHUNKS[name] ? { splitting: true, chunkNames: `${CHUNKS[name]}/[name]-[hash]` } : {}),
+  };
+}
+
+export async function buildTargets(root, names = Object.keys(TARGETS)) {
+  const esbuild = await loadEsbuild(root);
   // Written beside dist/ and renamed into place: a process starting meanwhile never reads half a file.
   const tmp = join(root, "dist", `.tmp-${process.pid}`);
   mkdirSync(tmp, { recursive: true });
   try {
-    const common = {
-      absWorkingDir: root,
-      outdir: tmp,
-      bundle: true,
-      platform: "node",
-      format: "esm",
-      target: "node20",
-      packages: "external",
-      tsconfig: join(root, "tsconfig.json"),
-      sourcemap: "linked",
-      legalComments: "none",
-      logLevel: "warning",
-      plugins: [emptyServerOnly],
-      // Packages written as CommonJS may still be reached through `require` in compiled code.
-      banner: { js: 'import { createRequire as __dgCreateRequire } from "node:module"; const require = __dgCreateRequire(import.meta.url);' },
-    };
-    const whole = names.filter((n) => !CHUNKS[n]);
-    if (whole.length) await esbuild.build({ ...common, entryPoints: Object.fromEntries(whole.map((n) => [n, TARGETS[n]])) });
-    for (const n of names.filter((n) => CHUNKS[n])) {
-      await esbuild.build({ ...common, entryPoints: { [n]: TARGETS[n] }, splitting: true, chunkNames: `${CHUNKS[n]}/[name]-[hash]` });
-    }
+    for (const n of names) await esbuild.build(buildOptions(root, n, tmp));
     // Chunks first, then the entry files that import them.
     const used = new Set();
     for (const dir of new Set(names.map((n) => CHUNKS[n]).filter(Boolean))) {
       mkdirSync(join(root, "dist", dir), { recursive: true });
-      for (const f of readdirSync(join(tmp, dir))) {
+      for (const f of existsSync(join(tmp, dir)) ? readdirSync(join(tmp, dir)) : []) {
         used.add(join(dir, f));
         renameSync(join(tmp, dir, f), join(root, "dist", dir, f));
       }
