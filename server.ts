@@ -11,7 +11,6 @@ import { dataDir, httpPort, publicUrl } from "./lib/config";
 import { resolveSecrets, SecretsError, strictSecrets } from "./lib/secrets-file";
 import { startEmbeddedPostgres, EmbeddedDbError, type EmbeddedDb } from "./lib/db/embedded";
 import { runMigrations } from "./lib/db/migrate";
-import { closeDb } from "./lib/db";
 import { registerEmbeddedDb, setGatewaySideStarting } from "./lib/health/service";
 import { isInitialized } from "./lib/db/initialized";
 import { grpcHost, grpcPort } from "./lib/config";
@@ -20,7 +19,6 @@ import { clientAddress } from "./lib/http/client-ip";
 import { hasMalformedEscape, malformedPathAnswer, newNonce, securityHeaders } from "./lib/http/security-headers";
 import { installLogCapture, installLogFormat, withRequestId } from "./lib/logging";
 import { observeRequest, routeMatcher, serveMetrics } from "./lib/http/observe";
-import { registerDbMetrics } from "./lib/db/metrics";
 import { StartupError, waitForDatabase } from "./lib/db/wait";
 import { drainHttp, shutdownTimeoutMs, trackInflight } from "./lib/http/drain";
 import { startIdleGc } from "./lib/http/idle-gc";
@@ -29,10 +27,17 @@ import { mayBeOidcPath } from "./lib/oidc/paths";
 // Loaded when first needed, not at start-up (scripts/build-server.mjs puts them in chunks of
 // their own): the gateway side (gRPC, the hub, the jobs and all they import) once the console
 // answers, the OpenID provider's handler on the first request for one of its paths.
+// Drizzle and the schema are not on the start-up path either (the route handlers Next.js loads
+// have their own copy); the pool is shared through globalThis (lib/db).
 const loadGatewaySide = () =>
-  Promise.all([import("./lib/grpc/server"), import("./lib/gateways/hub"), import("./lib/gateways/service"), import("./lib/jobs/runner")]).then(
-    ([grpcServer, hub, gateways, jobs]) => ({ grpcServer, hub, gateways, jobs }),
-  );
+  Promise.all([
+    import("./lib/grpc/server"),
+    import("./lib/gateways/hub"),
+    import("./lib/gateways/service"),
+    import("./lib/jobs/runner"),
+    import("./lib/db/metrics"),
+  ]).then(([grpcServer, hub, gateways, jobs, dbMetrics]) => ({ grpcServer, hub, gateways, jobs, dbMetrics }));
+const closeDb = () => import("./lib/db").then((m) => m.closeDb());
 let oidcHttp: Promise<typeof import("./lib/oidc/http")> | null = null;
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
@@ -143,7 +148,7 @@ async function main() {
   await runMigrations(process.env.DATABASE_URL!);
   trace("migrations checked");
   // The bootstrap's modules are loaded only for a database that has not been bootstrapped.
-  const boot = (await isInitialized()) ? { createdAdmin: false, generatedPassword: null } : await (await import("./lib/bootstrap")).bootstrap();
+  const boot = (await isInitialized(process.env.DATABASE_URL!)) ? { createdAdmin: false, generatedPassword: null } : await (await import("./lib/bootstrap")).bootstrap();
   trace("bootstrap checked");
   phase("migrations");
   if (boot.generatedPassword) {
@@ -157,7 +162,6 @@ async function main() {
 
   const host = process.env.HOST || "0.0.0.0";
   const { handle, matcher } = await web!;
-  registerDbMetrics();
   phase("web app");
   trace("web app ready");
   let stopping = false;
@@ -226,6 +230,7 @@ async function main() {
     const g0 = Date.now();
     const loaded = await loadGatewaySide();
     side = loaded;
+    loaded.dbMetrics.registerDbMetrics();
     const { startGrpcServer, grpcTls, PROCESS_ID } = loaded.grpcServer;
     await loaded.hub.startHub();
     await loaded.gateways.resetStaleConnections(PROCESS_ID);

@@ -1,9 +1,7 @@
 import "server-only";
-import { migrate } from "drizzle-orm/node-postgres/migrator";
 import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import pg from "pg";
-import { drizzle } from "drizzle-orm/node-postgres";
 
 /** Arbitrary constant: the advisory lock that serialises migrations across console processes. */
 export const MIGRATION_LOCK = 7_240_118;
@@ -59,6 +57,8 @@ export async function runMigrations(url: string): Promise<void> {
     await client.query("SET client_min_messages = warning");
     locked = true;
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+    // Drizzle's migrator is loaded only here: a start on a current database does without it.
+    const [{ migrate }, { drizzle }] = await Promise.all([import("drizzle-orm/node-postgres/migrator"), import("drizzle-orm/node-postgres")]);
     await migrate(drizzle(client), { migrationsFolder: folder });
   } finally {
     if (locked) await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
