@@ -42,6 +42,7 @@ RUN groupadd --system defguard \
 COPY --from=build /app/.next ./.next
 COPY --from=build /app/public ./public
 COPY --from=build /app/dist/server.js /app/dist/server.js.map ./dist/
+COPY --from=build /app/dist/server-chunks ./dist/server-chunks
 COPY next.config.ts tsconfig.json ./
 COPY drizzle ./drizzle
 COPY messages ./messages

@@ -17,6 +17,12 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 process.env.NEXT_TELEMETRY_DISABLED = "1";
+const trace = (step) => {
+  if (process.env.DEFGUARD_STARTUP_TRACE !== "1") return;
+  const cpu = process.cpuUsage();
+  console.log(`[startup] ${performance.now().toFixed(0).padStart(5)} ms (cpu ${((cpu.user + cpu.system) / 1000).toFixed(0)} ms) ${step}`);
+};
+trace("scripts/start.mjs running");
 const root = process.cwd();
 const target = process.argv[2] === "gateway" ? "gateway" : "server";
 if (target === "gateway") process.argv.splice(2, 1);
@@ -38,7 +44,9 @@ function needsNextBuild() {
   if (!existsSync(buildId)) return true;
   const built = statSync(buildId).mtimeMs;
   const sources = ["app", "components", "lib", "messages", "public"].filter((d) => existsSync(join(root, d)));
-  const newest = Math.max(...sources.map((d) => newestMtime(join(root, d))), statSync(join(root, "package.json")).mtimeMs);
+  // next.config.ts too: the console runs with the configuration the build recorded (server.ts).
+  const files = ["package.json", "next.config.ts"].filter((f) => existsSync(join(root, f)));
+  const newest = Math.max(...sources.map((d) => newestMtime(join(root, d))), ...files.map((f) => statSync(join(root, f)).mtimeMs));
   return newest > built;
 }
 
@@ -60,4 +68,5 @@ const { isStale, outputOf } = await import(pathToFileURL(join(root, "scripts/bui
 const hasSources = existsSync(join(root, target === "server" ? "server.ts" : "gateway/index.ts"));
 if (hasSources && isStale(root, target)) run([join(root, "scripts/build-server.mjs"), target], `compiling dist/${target}.js`);
 
+trace(`build checked; importing dist/${target}.js`);
 await import(pathToFileURL(outputOf(root, target)).href);

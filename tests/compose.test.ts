@@ -131,6 +131,8 @@ describe("Dockerfile", () => {
     expect(docker).toMatch(/RUN npx next build && node scripts\/build-server\.mjs/);
     expect(docker).toMatch(/AS gateway[\s\S]*wireguard-tools[\s\S]*CMD \["node", "dist\/gateway\.js"\]/);
     expect(consoleStage).toContain('CMD ["node", "dist/server.js"]');
+    // The compiled server's lazily loaded parts (scripts/build-server.mjs) ship with it.
+    expect(consoleStage).toContain("COPY --from=build /app/dist/server-chunks ./dist/server-chunks");
     expect(docker).not.toMatch(/CMD \[[^\]]*(tsx|npm)/);
   });
 

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GET as healthGet } from "@/app/api/v1/health/route";
 import { closeDb } from "@/lib/db";
 import { freePort } from "@/lib/db/embedded";
-import { migrationsFolder, runMigrations } from "@/lib/db/migrate";
+import { MIGRATION_LOCK, migrationsFolder, runMigrations } from "@/lib/db/migrate";
 import { SECRET_NAMES } from "@/lib/config";
 import { resolveSecrets } from "@/lib/secrets-file";
 import { call, createTestDatabase, query } from "./helpers";
@@ -74,6 +74,21 @@ describe("migrations", () => {
     await expect(runMigrations(process.env.DATABASE_URL!)).resolves.toBeUndefined();
     expect(await schemaState()).toEqual(before);
     expect(await query("select 1 from groups where name = 'keep-me'")).toHaveLength(1);
+  });
+
+  it("on a current database takes neither the migration lock nor any migration (a restart costs one query)", async () => {
+    // Another process holding the lock (as while it migrates) would make a run that takes it wait for ever.
+    const holder = new pg.Client({ connectionString: process.env.DATABASE_URL! });
+    await holder.connect();
+    try {
+      await holder.query("select pg_advisory_lock($1)", [MIGRATION_LOCK]);
+      const before = await schemaState();
+      await expect(runMigrations(process.env.DATABASE_URL!)).resolves.toBeUndefined();
+      expect(await schemaState()).toEqual(before);
+    } finally {
+      await holder.query("select pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
+      await holder.end();
+    }
   });
 
   it("two concurrent runs on an empty database both succeed and apply everything once", async () => {

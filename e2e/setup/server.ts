@@ -60,6 +60,8 @@ export interface StartOptions {
   /** Extra environment; a value of undefined removes the variable. */
   env?: Record<string, string | undefined>;
   timeoutMs?: number;
+  /** Called with the child's PID right after it is spawned (before it is healthy). */
+  onSpawn?: (pid: number) => void;
   /** Health polling interval. */
   pollMs?: number;
 }
@@ -166,6 +168,7 @@ export async function startServer(opts: StartOptions): Promise<RunningServer> {
   });
   child.on("error", () => {});
   const pid = child.pid!;
+  opts.onSpawn?.(pid);
 
   const stop = async (): Promise<number> => {
     const s0 = performance.now();

@@ -2,6 +2,7 @@ import "server-only";
 import { drizzle, type NodePgDatabase } from "drizzle-orm/node-postgres";
 import pg from "pg";
 import * as schema from "./schema";
+import { databaseUrl } from "./url";
 
 export type Db = NodePgDatabase<typeof schema>;
 /** A transaction handle or the database itself: services accept either. */
@@ -20,11 +21,8 @@ interface Holder {
 // graphs in one process, and must share one pool.
 const g = globalThis as unknown as { __defguardDb?: Holder };
 
-export function databaseUrl(): string {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("DATABASE_URL is not set (server start-up provides it)");
-  return url;
-}
+// Apart, so that the start-up path (server.ts, lib/health) reaches it without Drizzle and the schema.
+export { databaseUrl };
 
 function holder(): Holder {
   const url = databaseUrl();

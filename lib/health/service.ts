@@ -1,6 +1,6 @@
 import "server-only";
 import pg from "pg";
-import { databaseUrl } from "../db";
+import { databaseUrl } from "../db/url";
 
 interface EmbeddedState {
   state(): "running" | "restarting" | "stopped";

@@ -22,22 +22,8 @@ import { PgAdapter } from "./adapter";
 import { ensureKeys, keysVersion, loadKeys, TOKEN_TTL_SECONDS } from "./keys";
 import { errorPage } from "./pages";
 
-export const OIDC_PATHS = {
-  authorization: "/api/v1/oauth/authorize",
-  token: "/api/v1/oauth/token",
-  userinfo: "/api/v1/oauth/userinfo",
-  jwks: "/api/v1/oauth/discovery/keys",
-  revocation: "/api/v1/oauth/revoke",
-  end_session: "/api/v1/oauth/logout",
-} as const;
-export const INTERACTION_PREFIX = "/api/v1/oauth/interaction/";
-export const DISCOVERY_PATH = "/.well-known/openid-configuration";
-
-/** Requests the provider serves itself (the interaction and consent paths are ours, see http.ts). */
-export function isProviderPath(pathname: string): boolean {
-  if (pathname === DISCOVERY_PATH) return true;
-  return Object.values(OIDC_PATHS).some((p) => pathname === p || pathname.startsWith(`${p}/`));
-}
+import { DISCOVERY_PATH, INTERACTION_PREFIX, isProviderPath, OIDC_PATHS } from "./paths";
+export { DISCOVERY_PATH, INTERACTION_PREFIX, isProviderPath, OIDC_PATHS };
 
 /** A console session that may sign in to apps: second factor done, MFA set up where required. */
 export function usableSession(s: Session | null): s is Session {
