@@ -137,6 +137,9 @@ describe("rollups kept by the ingest", () => {
         for (const d of perDevice) expect(got.get(d.id) ?? 0).toBe(d.up);
         for (const d of listed) {
           expect(d.stats.length).toBeLessThanOrEqual(MAX_DEVICE_POINTS);
+          // In time order, one point per bucket.
+          const times = d.stats.map((p) => new Date(p.collected_at).getTime());
+          expect(times).toEqual([...new Set(times)].sort((a, b) => a - b));
           for (const p of d.stats) expect(new Date(p.collected_at).getTime() % (step * 1000)).toBe(0);
         }
       }
