@@ -1,9 +1,9 @@
 /**
- * Stats rollups (migration 0026): what the ingest adds to stats_minute and the hourly job folds
- * into stats_hour equal the sums of the samples, on random samples (several seeds, counter resets,
+ * Stats rollups (migrations 0026, 0035): what the ingest adds to stats_minute and the hourly job
+ * folds into stats_hour and stats_5min equal the sums of the samples, on random samples (several seeds, counter resets,
  * several samples per minute, two locations); the backfill job folds samples older than the
- * rollups in exactly once; retention removes old rollups; the per-device series stays within
- * its point limits.
+ * rollups in exactly once; retention removes old rollups; the per-device series read from each
+ * source (hours, 5 minutes, samples) sum to the samples and stay within their point limits.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLocation } from "@/lib/locations/service";
@@ -12,7 +12,7 @@ import { createUserDevice } from "@/lib/devices/service";
 import { ingestBatch, type PeerSample } from "@/lib/stats/ingest";
 import { backfillRollups, rollHours } from "@/lib/stats/rollups";
 import { pruneStats } from "@/lib/jobs/presence";
-import { deviceSeriesStep, DEVICE_POINT_BUDGET, locationUserStats, MAX_DEVICE_POINTS, networkStats } from "@/lib/stats/service";
+import { deviceSeriesSource, deviceSeriesStep, DEVICE_POINT_BUDGET, locationUserStats, MAX_DEVICE_POINTS, networkStats } from "@/lib/stats/service";
 import { generateKeyPair } from "@/lib/wireguard/keys";
 import { createUser, query } from "@/tests/helpers";
 
@@ -46,9 +46,9 @@ beforeAll(async () => {
 });
 
 async function clearStats() {
-  await query("truncate device_stats, stats_minute, stats_hour");
+  await query("truncate device_stats, stats_minute, stats_hour, stats_5min");
   await query("update device_locations set upload_total = 0, download_total = 0, last_sample_at = null");
-  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, pending_hi = null, pending_xmax = null");
+  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, pending_hi = null, pending_xmax = null, five_from = '-infinity'");
 }
 
 /** The hourly job until everything written so far is folded (its first run only reads the horizon). */
@@ -70,6 +70,10 @@ async function compareWithRaw() {
                                  from device_stats group by 1, 2, 3 order by 1, 2, 3`);
   const hourRoll = await query(`select location_id, bucket b, device_id, upload::text up, download::text down from stats_hour order by 1, 2, 3`);
   expect(hourRoll).toEqual(hourRaw);
+  const fiveRaw = await query(`select location_id, date_bin('5 minutes', collected_at, timestamptz 'epoch') b, device_id, sum(upload)::text up, sum(download)::text down
+                                 from device_stats group by 1, 2, 3 order by 1, 2, 3`);
+  const fiveRoll = await query(`select location_id, bucket b, device_id, upload::text up, download::text down from stats_5min order by 1, 2, 3`);
+  expect(fiveRoll).toEqual(fiveRaw);
   const lastRaw = await query(`select device_id, location_id, max(collected_at) at from device_stats group by 1, 2 order by 1, 2`);
   const lastRoll = await query(`select device_id, location_id, last_sample_at at from device_locations where last_sample_at is not null order by 1, 2`);
   expect(lastRoll).toEqual(lastRaw);
@@ -118,17 +122,29 @@ describe("rollups kept by the ingest", () => {
       const [rawOne] = await query<{ up: number }>("select coalesce(sum(upload), 0)::float8 up from device_stats where collected_at >= $1 and location_id = $2", [from, locations[0]]);
       expect(one.upload).toBe(rawOne.up);
 
-      // Per-device series: a day reads the samples (12 devices), a week the hourly rollup (before
-      // the job folded the samples, and after); each device's points sum to its samples since
-      // `from` (since its hour for the rollup).
+      // Per-device series: a day reads stats_5min (12 devices), or the samples while stats_5min
+      // does not cover the window (an upgraded installation's first day), a week the hourly
+      // rollup; before the job folded the samples, and after. Each device's points sum to its
+      // samples since `from` (since its 5 minutes or its hour for the rollups).
       const weekAgo = new Date(Date.now() - 7 * 86400_000);
-      for (const [folded, start] of [[false, from], [false, weekAgo], [true, weekAgo]] as const) {
+      const hourAgo = new Date(Date.now() - 3600_000);
+      const cases = [
+        [false, from, "five"],
+        [false, hourAgo, "five"],
+        [false, from, "samples"],
+        [false, weekAgo, "hour"],
+        [true, weekAgo, "hour"],
+        [true, from, "five"],
+      ] as const;
+      for (const [folded, start, source] of cases) {
         if (folded) await foldAll();
+        await query(source === "samples" ? "update stats_rollup_state set five_from = now()" : "update stats_rollup_state set five_from = '-infinity'");
         const users = await locationUserStats(locations[1], start);
         const listed = users.user_devices.flatMap((u) => u.devices);
-        const step = deviceSeriesStep((Date.now() - start.getTime()) / 1000, listed.length);
-        expect(step >= 3600).toBe(start === weekAgo);
-        const since = step >= 3600 ? new Date(Math.floor(start.getTime() / 3600_000) * 3600_000) : start;
+        const step = deviceSeriesStep((Date.now() - start.getTime()) / 1000, listed.length, source !== "samples");
+        expect(deviceSeriesSource(step, source !== "samples")).toBe(source);
+        const unit = { hour: 3600_000, five: 300_000, samples: 1 }[source];
+        const since = new Date(Math.floor(start.getTime() / unit) * unit);
         const perDevice = await query<{ id: number; up: number }>(
           "select device_id id, sum(upload)::float8 up from device_stats where location_id = $1 and collected_at >= $2 group by 1",
           [locations[1], since],
@@ -187,9 +203,11 @@ describe("retention", () => {
     await foldAll();
     expect(await query("select 1 from stats_minute")).toHaveLength(2);
     expect(await query("select 1 from stats_hour")).toHaveLength(2);
-    expect(await pruneStats()).toBe(3); // one sample, one minute, one hour
+    expect(await query("select 1 from stats_5min")).toHaveLength(2);
+    expect(await pruneStats()).toBe(4); // one sample, one minute, one hour, one 5 minutes
     expect(await query("select upload::int, download::int from stats_minute")).toEqual([{ upload: 15, download: 20 }]);
     expect(await query("select upload::int, download::int from stats_hour")).toEqual([{ upload: 15, download: 20 }]);
+    expect(await query("select upload::int, download::int from stats_5min")).toEqual([{ upload: 15, download: 20 }]);
     await compareWithRaw();
   });
 });
@@ -205,9 +223,20 @@ describe("per-device series step", () => {
         if (step < 86400) expect(points * devices).toBeLessThanOrEqual(Math.max(DEVICE_POINT_BUDGET, devices * 2));
         // Below an hour only while the samples read stay few (120 per device and hour).
         if (step < 3600) expect(devices * 120 * hours).toBeLessThanOrEqual(250_000);
+        // With stats_5min: the same limits; the samples only for 1-minute buckets, while few.
+        const five = deviceSeriesStep(w, devices, true);
+        expect(Math.ceil(w / five) + 1).toBeLessThanOrEqual(MAX_DEVICE_POINTS);
+        expect(five).toBeLessThanOrEqual(step);
+        if (deviceSeriesSource(five, true) === "samples") expect(devices * 120 * hours).toBeLessThanOrEqual(250_000);
       }
     }
     expect(deviceSeriesStep(1800, 1)).toBe(60);
     expect(deviceSeriesStep(86400, 1000)).toBeGreaterThanOrEqual(3600);
+    // Six hours of 1,000 devices: whole hours from the samples' side, half hours from stats_5min.
+    expect(deviceSeriesStep(6 * 3600, 1000)).toBe(3600);
+    expect(deviceSeriesStep(6 * 3600, 1000, true)).toBe(1800);
+    expect(deviceSeriesSource(1800, true)).toBe("five");
+    expect(deviceSeriesSource(60, true)).toBe("samples");
+    expect(deviceSeriesSource(300, false)).toBe("samples");
   });
 });

@@ -5,6 +5,7 @@ import { userInfos, type UserInfo } from "../users/service";
 import { requireLocation } from "../locations/service";
 import { bucketSeconds } from "./buckets";
 import { endpointHost } from "../wireguard/config";
+import { STATS_FIVE_HOURS } from "./rollups";
 
 export const DEFAULT_WINDOW_MS = 3600_000;
 
@@ -107,23 +108,30 @@ export async function networkStats(from: Date, locationId?: number) {
 export const MAX_DEVICE_POINTS = 60;
 /** At most this many points in one GET /network/{id}/stats/users answer (keeps it under 2 MB). */
 export const DEVICE_POINT_BUDGET = 15_000;
-/** Raw samples read for per-device series below one hour, at most (else the hourly rollup). */
+/** Raw samples read for per-device series of 1-minute buckets, at most (else wider buckets). */
 const RAW_ROW_LIMIT = 250_000;
 /** Samples per device and hour at the agent's default stats period (30 s). */
 const SAMPLES_PER_HOUR = 120;
 const STEPS = [60, 300, 600, 900, 1800, 3600, 7200, 10800, 14400, 21600, 43200, 86400];
 
+/** Where a per-device series of `step`-second buckets is read from (deviceSeries). */
+export function deviceSeriesSource(step: number, fiveMinutes: boolean): "hour" | "five" | "samples" {
+  return step >= 3600 ? "hour" : fiveMinutes && step % 300 === 0 ? "five" : "samples";
+}
+
 /**
  * Bucket width of the per-device series: at most MAX_DEVICE_POINTS per device and
- * DEVICE_POINT_BUDGET in all; below an hour only while the raw samples it reads stay few
- * (otherwise whole hours from stats_hour). Pure, for the tests.
+ * DEVICE_POINT_BUDGET in all. `fiveMinutes`: stats_5min covers the window, so buckets of 5 to 30
+ * minutes read it; buckets read from the samples (1 minute, or 5 to 30 minutes without
+ * stats_5min) only while those samples stay few (else wider buckets, whole hours from
+ * stats_hour). Pure, for the tests.
  */
-export function deviceSeriesStep(windowSeconds: number, devices: number): number {
+export function deviceSeriesStep(windowSeconds: number, devices: number, fiveMinutes = false): number {
   const w = Math.max(60, windowSeconds);
   const maxPoints = Math.max(1, Math.min(MAX_DEVICE_POINTS, Math.floor(DEVICE_POINT_BUDGET / Math.max(1, devices))));
   const rawRows = devices * SAMPLES_PER_HOUR * (w / 3600);
   for (const step of STEPS) {
-    if (step < 3600 && rawRows > RAW_ROW_LIMIT) continue;
+    if (deviceSeriesSource(step, fiveMinutes) === "samples" && rawRows > RAW_ROW_LIMIT) continue;
     // Buckets aligned to the epoch: a window may touch one more bucket than w / step.
     if (Math.ceil(w / step) + 1 <= maxPoints) return step;
   }
@@ -145,27 +153,35 @@ type DeviceStatsRow = {
 };
 
 type SeriesPoint = { collected_at: string; upload: number; download: number };
+/** What the series query needs of stats_rollup_state: the first unfolded id, whether stats_5min covers the window. */
+type RollupState = { hourFrom: string; fiveCovers: boolean };
 
 /**
- * Per-device transfer series of a location since `from`, in buckets of `step` seconds: from the
- * hourly rollup plus the samples it has not folded yet (ids from `hourFrom` on) for steps of an
- * hour and more (the window then starts at the hour of `from`), from the samples below that.
- * Buckets without traffic are left out. PostgreSQL sends one JSON array of
+ * Per-device transfer series of a location since `from`, in buckets of `step` seconds, from
+ * deviceSeriesSource: stats_hour (the window then starts at the hour of `from`) or stats_5min (at
+ * its 5 minutes), each with the samples the job has not folded yet (ids from `hourFrom` on), or
+ * the samples. Buckets without traffic are left out. PostgreSQL sends one JSON array of
  * [device, bucket start in epoch seconds, upload, download] from one hash aggregate (sorting and
  * building a JSON array per device cost more than the aggregate itself); here each device's
  * points are put in time order and each bucket's ISO string is made once.
  */
-async function deviceSeries(locationId: number, from: Date, step: number, hourFrom: string): Promise<Map<number, SeriesPoint[]>> {
-  const hourStart = binOf(3600, sql`${from}::timestamptz`);
+async function deviceSeries(locationId: number, from: Date, step: number, state: RollupState): Promise<Map<number, SeriesPoint[]>> {
+  const kind = deviceSeriesSource(step, state.fiveCovers);
+  const rollup = (table: string, secs: number) => {
+    const start = binOf(secs, sql`${from}::timestamptz`);
+    return sql`select r.device_id, r.bucket at, r.upload, r.download from ${sql.raw(table)} r
+                where r.location_id = ${locationId} and r.bucket >= ${start}
+               union all
+               select s.device_id, s.collected_at, s.upload, s.download from device_stats s
+                where s.id >= ${state.hourFrom}::bigint and s.location_id = ${locationId} and s.collected_at >= ${start}`;
+  };
   const source =
-    step >= 3600
-      ? sql`select h.device_id, h.bucket at, h.upload, h.download from stats_hour h
-             where h.location_id = ${locationId} and h.bucket >= ${hourStart}
-            union all
-            select s.device_id, s.collected_at, s.upload, s.download from device_stats s
-             where s.id >= ${hourFrom}::bigint and s.location_id = ${locationId} and s.collected_at >= ${hourStart}`
-      : sql`select s.device_id, s.collected_at at, s.upload, s.download from device_stats s
-             where s.location_id = ${locationId} and s.collected_at >= ${from}`;
+    kind === "hour"
+      ? rollup("stats_hour", 3600)
+      : kind === "five"
+        ? rollup("stats_5min", 300)
+        : sql`select s.device_id, s.collected_at at, s.upload, s.download from device_stats s
+               where s.location_id = ${locationId} and s.collected_at >= ${from}`;
   const r = await getDb().execute<{ points: [number, number, number, number][] | null }>(sql`
     select json_agg(json_build_array(b.device_id, date_part('epoch', b.t)::bigint, b.up, b.down)) points
       from (select x.device_id, ${binOf(step, sql`x.at`)} t, sum(x.upload::float8) up, sum(x.download::float8) down
@@ -206,13 +222,18 @@ export async function locationUserStats(locationId: number, from: Date) {
     // A value rather than a subquery in the series query: with the id known the planner reads the
     // few unfolded samples by primary key (for a subquery it assumed a third of the table and
     // planned a parallel scan).
-    db.execute<{ hour_from: string }>(sql`select hour_from::text hour_from from stats_rollup_state where id = 1`),
+    db.execute<{ hour_from: string; five_from: number }>(
+      sql`select hour_from::text hour_from, date_part('epoch', five_from)::float8 five_from from stats_rollup_state where id = 1`,
+    ),
   ]);
   const rows = rowsResult.rows;
-  const hourFrom = stateResult.rows[0]?.hour_from ?? "1";
-  const step = deviceSeriesStep((Date.now() - from.getTime()) / 1000, rows.length);
+  const st = stateResult.rows[0];
+  // stats_5min holds the window: it starts after five_from and inside the rollup's retention.
+  const fiveCovers = !!st && from.getTime() >= Math.max(Number(st.five_from) * 1000, Date.now() - STATS_FIVE_HOURS * 3600_000);
+  const state: RollupState = { hourFrom: st?.hour_from ?? "1", fiveCovers };
+  const step = deviceSeriesStep((Date.now() - from.getTime()) / 1000, rows.length, fiveCovers);
   const userIds = [...new Set(rows.filter((r) => r.device_type === "user").map((r) => r.user_id))];
-  const [series, users] = await Promise.all([rows.length ? deviceSeries(locationId, from, step, hourFrom) : new Map<number, SeriesPoint[]>(), userInfos(userIds)]);
+  const [series, users] = await Promise.all([rows.length ? deviceSeries(locationId, from, step, state) : new Map<number, SeriesPoint[]>(), userInfos(userIds)]);
   const device = (r: DeviceStatsRow) => ({
     id: r.id,
     name: r.name,
