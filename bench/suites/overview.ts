@@ -180,7 +180,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     const [{ n: sampleCount }] = (await db.query<{ n: string }>("select count(*) n from device_stats")).rows;
     const seedMs = performance.now() - t1;
     // Rollups by the backfill job's own code, in one chunk.
-    await db.query("update stats_rollup_state set backfill_below = (select max(id) + 1 from device_stats), hour_from = (select max(id) + 1 from device_stats), pending_hi = null");
+    await db.query("update stats_rollup_state set backfill_below = (select max(id) + 1 from device_stats), hour_from = (select max(id) + 1 from device_stats), five_hi = (select max(id) + 1 from device_stats), pending_hi = null");
     const t2 = performance.now();
     let folded = 0;
     for (let n; (n = await backfillRollups(5_000_000)) > 0; ) folded += n;

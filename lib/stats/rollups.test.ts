@@ -48,7 +48,7 @@ beforeAll(async () => {
 async function clearStats() {
   await query("truncate device_stats, stats_minute, stats_hour, stats_5min");
   await query("update device_locations set upload_total = 0, download_total = 0, last_sample_at = null");
-  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, pending_hi = null, pending_xmax = null, five_from = '-infinity'");
+  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, five_hi = 1, pending_hi = null, pending_xmax = null, five_from = '-infinity'");
 }
 
 /** The hourly job until everything written so far is folded (its first run only reads the horizon). */
@@ -179,7 +179,7 @@ describe("backfill of samples older than the rollups", () => {
       [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
     );
     const [{ below }] = await query<{ below: string }>("select (max(id) + 1)::text below from device_stats");
-    await query("update stats_rollup_state set backfill_below = $1, hour_from = $1", [below]);
+    await query("update stats_rollup_state set backfill_below = $1, hour_from = $1, five_hi = $1", [below]);
     // Newer samples through the ingest meanwhile (their rollups are written by it).
     await ingestBatch(locations[0], keys.slice(0, 5).map((k, i) => ({ public_key: k, endpoint: "", upload: 1000 + i, download: 2000 + i, latest_handshake: 0 })));
 
@@ -190,6 +190,35 @@ describe("backfill of samples older than the rollups", () => {
     expect(runs).toBe(Math.ceil(500 / 120));
     expect((await query("select backfill_below from stats_rollup_state"))[0]).toEqual({ backfill_below: null });
     expect(await backfillRollups(120)).toBe(0);
+    await compareWithRaw();
+  });
+});
+
+describe("rolling upgrade", () => {
+  it("catches stats_5min up on samples a console without it folded into hours alone", async () => {
+    await clearStats();
+    const at = Date.now() - 2 * 3600_000;
+    for (let i = 0; i < 4; i++) {
+      await ingestBatch(locations[0], keys.map((k, j) => ({ public_key: k, endpoint: "", upload: (i + 1) * (1000 + j), download: (i + 1) * 50 * (j + 1), latest_handshake: 0 })), new Date(at + i * 600_000));
+    }
+    // What the stats-hour-rollup job of the previous version does: stats_hour and hour_from only.
+    await query(`insert into stats_hour (location_id, bucket, device_id, upload, download)
+                 select location_id, date_bin('1 hour', collected_at, timestamptz 'epoch'), device_id, sum(upload), sum(download) from device_stats group by 1, 2, 3`);
+    await query("update stats_rollup_state set hour_from = (select max(id) + 1 from device_stats)");
+    expect(await query("select 1 from stats_5min")).toHaveLength(0);
+    // Meanwhile the series read those samples (ids from five_hi on) instead of the empty rollup.
+    const start = new Date(Date.now() - 3 * 3600_000);
+    const listed = (await locationUserStats(locations[0], start)).user_devices.flatMap((u) => u.devices);
+    expect(deviceSeriesSource(deviceSeriesStep(3 * 3600, listed.length, true), true)).toBe("five");
+    const raw = await query<{ id: number; up: number }>("select device_id id, sum(upload)::float8 up from device_stats group by 1");
+    expect(raw).toHaveLength(DEVICES);
+    const got = new Map(listed.map((d) => [d.id, d.stats.reduce((acc, p) => acc + p.upload, 0)]));
+    for (const d of raw) expect(got.get(d.id)).toBe(d.up);
+    // This version's job catches up, once.
+    await rollHours();
+    await rollHours();
+    const [st] = await query<{ five_hi: string; hour_from: string }>("select five_hi::text, hour_from::text from stats_rollup_state");
+    expect(st.five_hi).toBe(st.hour_from);
     await compareWithRaw();
   });
 });

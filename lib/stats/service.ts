@@ -154,12 +154,12 @@ type DeviceStatsRow = {
 
 type SeriesPoint = { collected_at: string; upload: number; download: number };
 /** What the series query needs of stats_rollup_state: the first unfolded id, whether stats_5min covers the window. */
-type RollupState = { hourFrom: string; fiveCovers: boolean };
+type RollupState = { hourFrom: string; fiveHi: string; fiveCovers: boolean };
 
 /**
  * Per-device transfer series of a location since `from`, in buckets of `step` seconds, from
  * deviceSeriesSource: stats_hour (the window then starts at the hour of `from`) or stats_5min (at
- * its 5 minutes), each with the samples the job has not folded yet (ids from `hourFrom` on), or
+ * its 5 minutes), each with the samples the job has not folded into it yet, or
  * the samples. Buckets without traffic are left out. PostgreSQL sends one JSON array of
  * [device, bucket start in epoch seconds, upload, download] from one hash aggregate (sorting and
  * building a JSON array per device cost more than the aggregate itself); here each device's
@@ -167,19 +167,19 @@ type RollupState = { hourFrom: string; fiveCovers: boolean };
  */
 async function deviceSeries(locationId: number, from: Date, step: number, state: RollupState): Promise<Map<number, SeriesPoint[]>> {
   const kind = deviceSeriesSource(step, state.fiveCovers);
-  const rollup = (table: string, secs: number) => {
+  const rollup = (table: string, secs: number, unfolded: string) => {
     const start = binOf(secs, sql`${from}::timestamptz`);
     return sql`select r.device_id, r.bucket at, r.upload, r.download from ${sql.raw(table)} r
                 where r.location_id = ${locationId} and r.bucket >= ${start}
                union all
                select s.device_id, s.collected_at, s.upload, s.download from device_stats s
-                where s.id >= ${state.hourFrom}::bigint and s.location_id = ${locationId} and s.collected_at >= ${start}`;
+                where s.id >= ${unfolded}::bigint and s.location_id = ${locationId} and s.collected_at >= ${start}`;
   };
   const source =
     kind === "hour"
-      ? rollup("stats_hour", 3600)
+      ? rollup("stats_hour", 3600, state.hourFrom)
       : kind === "five"
-        ? rollup("stats_5min", 300)
+        ? rollup("stats_5min", 300, state.fiveHi)
         : sql`select s.device_id, s.collected_at at, s.upload, s.download from device_stats s
                where s.location_id = ${locationId} and s.collected_at >= ${from}`;
   const r = await getDb().execute<{ points: [number, number, number, number][] | null }>(sql`
@@ -222,15 +222,15 @@ export async function locationUserStats(locationId: number, from: Date) {
     // A value rather than a subquery in the series query: with the id known the planner reads the
     // few unfolded samples by primary key (for a subquery it assumed a third of the table and
     // planned a parallel scan).
-    db.execute<{ hour_from: string; five_from: number }>(
-      sql`select hour_from::text hour_from, date_part('epoch', five_from)::float8 five_from from stats_rollup_state where id = 1`,
+    db.execute<{ hour_from: string; five_hi: string; five_from: number }>(
+      sql`select hour_from::text hour_from, five_hi::text five_hi, date_part('epoch', five_from)::float8 five_from from stats_rollup_state where id = 1`,
     ),
   ]);
   const rows = rowsResult.rows;
   const st = stateResult.rows[0];
   // stats_5min holds the window: it starts after five_from and inside the rollup's retention.
   const fiveCovers = !!st && from.getTime() >= Math.max(Number(st.five_from) * 1000, Date.now() - STATS_FIVE_HOURS * 3600_000);
-  const state: RollupState = { hourFrom: st?.hour_from ?? "1", fiveCovers };
+  const state: RollupState = { hourFrom: st?.hour_from ?? "1", fiveHi: st?.five_hi ?? "1", fiveCovers };
   const step = deviceSeriesStep((Date.now() - from.getTime()) / 1000, rows.length, fiveCovers);
   const userIds = [...new Set(rows.filter((r) => r.device_type === "user").map((r) => r.user_id))];
   const [series, users] = await Promise.all([rows.length ? deviceSeries(locationId, from, step, state) : new Map<number, SeriesPoint[]>(), userInfos(userIds)]);

@@ -94,4 +94,5 @@ export const statsRollupState = pgTable("stats_rollup_state", {
   pendingHi: bigint("pending_hi", { mode: "number" }),
   pendingXmax: bigint("pending_xmax", { mode: "number" }),
   fiveFrom: timestamp("five_from", { withTimezone: true }).notNull().default(sql`'-infinity'`),
+  fiveHi: bigint("five_hi", { mode: "number" }).notNull().default(1),
 });
