@@ -14,14 +14,15 @@
  *    then filled by the backfill job's code (lib/stats/rollups.ts), timed.
  * 3. GET /network/stats, GET /network/{id}/stats and GET /network/{id}/stats/users with
  *    from = 24 h ago (and 1 h ago for comparison), BENCH_OVERVIEW_REQUESTS (50) sequential
- *    calls each: p50/p99 and answer size.
+ *    calls each: p50/p99, answer size, and CPU per call of this process and of the PostgreSQL
+ *    server (from /proc: load on the machine stretches the latencies, hardly the CPU time).
  *
  * Knobs: BENCH_OVERVIEW_DEVICES, BENCH_OVERVIEW_LOCATIONS, BENCH_OVERVIEW_PERIOD,
  * BENCH_OVERVIEW_REQUESTS, BENCH_OVERVIEW_INGEST_SECONDS (10), BENCH_OVERVIEW_SKIP_INGEST=1,
  * BENCH_OVERVIEW_ONLY_INGEST=1.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -76,15 +77,56 @@ async function devices(db: pg.Client, prefix: string, count: number, userIds: nu
   return keys;
 }
 
-async function timed<T>(n: number, fn: () => Promise<T>): Promise<{ p50: number; p99: number; max: number; bytes: number }> {
+/**
+ * CPU time (ms) of a PostgreSQL server so far: its backends and other children, and the children
+ * it has reaped (parallel workers). Linux /proc; null elsewhere. Unlike latency, load on the
+ * machine hardly changes it.
+ */
+function postgresCpuMs(postmaster: number | null): number | null {
+  if (!postmaster) return null;
+  try {
+    const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const own = fields(String(postmaster));
+    let ticks = Number(own[13]) + Number(own[14]); // cutime + cstime
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const f = fields(pid);
+        if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]); // utime + stime
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return ticks * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+async function timed<T>(
+  n: number,
+  fn: () => Promise<T>,
+  postmaster: number | null,
+): Promise<{ p50: number; p99: number; max: number; bytes: number; nodeCpu: number; pgCpu: number | null }> {
   let bytes = JSON.stringify(await fn()).length; // warm-up
   const t: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const pg0 = postgresCpuMs(postmaster);
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     bytes = Buffer.byteLength(JSON.stringify(await fn()));
     t.push(performance.now() - t0);
   }
-  return { p50: percentile(t, 50), p99: percentile(t, 99), max: max(t), bytes };
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = postgresCpuMs(postmaster);
+  return {
+    p50: percentile(t, 50),
+    p99: percentile(t, 99),
+    max: max(t),
+    bytes,
+    nodeCpu: (cpu.user + cpu.system) / 1000 / n,
+    pgCpu: pg0 === null || pg1 === null ? null : (pg1 - pg0) / n,
+  };
 }
 
 async function run(ctx: SuiteContext): Promise<Row[]> {
@@ -206,12 +248,12 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
         ["GET /network/{id}/stats/users", "p99 < 300 ms, < 2 MB", () => locationUserStatsChecked(locs[0], from()), `${fmtInt(perLocation)} devices of ${fmtInt(perLocation)} users in the location`],
       ];
       for (const [label, target, fn, note] of cases) {
-        const r = await timed(REQUESTS, fn);
+        const r = await timed(REQUESTS, fn, embedded.pid());
         rows.push({
           measure: `${label}?from=<${hours} h ago>`,
           result: `p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`,
           target: hours === 24 ? target : "-",
-          details: `${mb(r.bytes)}; ${note}; ${REQUESTS} sequential calls, max ${ms(r.max)} ms`,
+          details: `${mb(r.bytes)}; ${note}; ${REQUESTS} sequential calls, max ${ms(r.max)} ms; CPU per call: Node.js ${ms(r.nodeCpu)} ms, PostgreSQL ${r.pgCpu === null ? "?" : ms(r.pgCpu)} ms`,
         });
         ctx.log(`[overview] ${label} ${hours} h: ${rows[rows.length - 1].result}, ${mb(r.bytes)}`);
       }
