@@ -153,7 +153,7 @@ type DeviceStatsRow = {
 };
 
 type SeriesPoint = { collected_at: string; upload: number; download: number };
-/** What the series query needs of stats_rollup_state: the first unfolded id, whether stats_5min covers the window. */
+/** What the series query needs of stats_rollup_state: the first ids not folded into stats_hour and stats_5min yet, whether stats_5min covers the window. */
 type RollupState = { hourFrom: string; fiveHi: string; fiveCovers: boolean };
 
 /**
