@@ -51,11 +51,21 @@ async function clearStats() {
   await query("update stats_rollup_state set backfill_below = null, hour_from = 1, five_hi = 1, pending_hi = null, pending_xmax = null, five_from = '-infinity'");
 }
 
-/** The hourly job until everything written so far is folded (its first run only reads the horizon). */
+/**
+ * The hourly job until everything written so far is folded: its first run only reads the
+ * horizon, and a fold waits for every transaction older than that horizon in the whole cluster,
+ * so a test file migrating a database beside this one (a long transaction) holds it back for a
+ * moment: up to 400 runs, 25 ms apart.
+ */
 async function foldAll() {
-  await rollHours();
-  await rollHours();
-  const [st] = await query<{ hour_from: string; top: string }>("select hour_from::text, (select coalesce(max(id) + 1, 1) from device_stats)::text top from stats_rollup_state");
+  const state = () => query<{ hour_from: string; top: string }>("select hour_from::text, (select coalesce(max(id) + 1, 1) from device_stats)::text top from stats_rollup_state");
+  let [st] = await state();
+  for (let i = 0; i < 400; i++) {
+    await rollHours();
+    [st] = await state();
+    if (st.hour_from === st.top) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
   expect(st.hour_from).toBe(st.top);
 }
 

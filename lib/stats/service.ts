@@ -223,7 +223,8 @@ export async function locationUserStats(locationId: number, from: Date) {
     // few unfolded samples by primary key (for a subquery it assumed a third of the table and
     // planned a parallel scan).
     db.execute<{ hour_from: string; five_hi: string; five_from: number }>(
-      sql`select hour_from::text hour_from, five_hi::text five_hi, date_part('epoch', five_from)::float8 five_from from stats_rollup_state where id = 1`,
+      sql`select hour_from::text hour_from, greatest(five_hi, coalesce(backfill_below, 0))::text five_hi, date_part('epoch', five_from)::float8 five_from
+            from stats_rollup_state where id = 1`,
     ),
   ]);
   const rows = rowsResult.rows;
