@@ -14,14 +14,15 @@
  *    then filled by the backfill job's code (lib/stats/rollups.ts), timed.
  * 3. GET /network/stats, GET /network/{id}/stats and GET /network/{id}/stats/users with
  *    from = 24 h ago (and 1 h ago for comparison), BENCH_OVERVIEW_REQUESTS (50) sequential
- *    calls each: p50/p99 and answer size.
+ *    calls each: p50/p99, answer size, and CPU per call of this process and of the PostgreSQL
+ *    server (from /proc: load on the machine stretches the latencies, hardly the CPU time).
  *
  * Knobs: BENCH_OVERVIEW_DEVICES, BENCH_OVERVIEW_LOCATIONS, BENCH_OVERVIEW_PERIOD,
  * BENCH_OVERVIEW_REQUESTS, BENCH_OVERVIEW_INGEST_SECONDS (10), BENCH_OVERVIEW_SKIP_INGEST=1,
  * BENCH_OVERVIEW_ONLY_INGEST=1.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -76,15 +77,56 @@ async function devices(db: pg.Client, prefix: string, count: number, userIds: nu
   return keys;
 }
 
-async function timed<T>(n: number, fn: () => Promise<T>): Promise<{ p50: number; p99: number; max: number; bytes: number }> {
+/**
+ * CPU time (ms) of a PostgreSQL server so far: its backends and other children, and the children
+ * it has reaped (parallel workers). Linux /proc; null elsewhere. Unlike latency, load on the
+ * machine hardly changes it.
+ */
+function postgresCpuMs(postmaster: number | null): number | null {
+  if (!postmaster) return null;
+  try {
+    const fields = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const own = fields(String(postmaster));
+    let ticks = Number(own[13]) + Number(own[14]); // cutime + cstime
+    for (const pid of readdirSync("/proc")) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const f = fields(pid);
+        if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]); // utime + stime
+      } catch {
+        // gone meanwhile
+      }
+    }
+    return ticks * 10; // USER_HZ is 100 on Linux
+  } catch {
+    return null;
+  }
+}
+
+async function timed<T>(
+  n: number,
+  fn: () => Promise<T>,
+  postmaster: number | null,
+): Promise<{ p50: number; p99: number; max: number; bytes: number; nodeCpu: number; pgCpu: number | null }> {
   let bytes = JSON.stringify(await fn()).length; // warm-up
   const t: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const pg0 = postgresCpuMs(postmaster);
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     bytes = Buffer.byteLength(JSON.stringify(await fn()));
     t.push(performance.now() - t0);
   }
-  return { p50: percentile(t, 50), p99: percentile(t, 99), max: max(t), bytes };
+  const cpu = process.cpuUsage(cpu0);
+  const pg1 = postgresCpuMs(postmaster);
+  return {
+    p50: percentile(t, 50),
+    p99: percentile(t, 99),
+    max: max(t),
+    bytes,
+    nodeCpu: (cpu.user + cpu.system) / 1000 / n,
+    pgCpu: pg0 === null || pg1 === null ? null : (pg1 - pg0) / n,
+  };
 }
 
 async function run(ctx: SuiteContext): Promise<Row[]> {
@@ -140,7 +182,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       ctx.log(`[overview] ${rows[rows.length - 1].result}`);
       await db.query("delete from locations where id = $1", [loc]);
       await db.query("delete from devices where user_id = $1", [owner]);
-      await db.query("truncate device_stats, stats_minute, stats_hour");
+      await db.query("truncate device_stats, stats_minute, stats_hour, stats_5min");
     }
 
     if (process.env.BENCH_OVERVIEW_ONLY_INGEST === "1") return rows;
@@ -180,18 +222,20 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     const [{ n: sampleCount }] = (await db.query<{ n: string }>("select count(*) n from device_stats")).rows;
     const seedMs = performance.now() - t1;
     // Rollups by the backfill job's own code, in one chunk.
-    await db.query("update stats_rollup_state set backfill_below = (select max(id) + 1 from device_stats), hour_from = (select max(id) + 1 from device_stats), pending_hi = null");
+    await db.query("update stats_rollup_state set backfill_below = (select max(id) + 1 from device_stats), hour_from = (select max(id) + 1 from device_stats), five_hi = (select max(id) + 1 from device_stats), pending_hi = null");
     const t2 = performance.now();
     let folded = 0;
     for (let n; (n = await backfillRollups(5_000_000)) > 0; ) folded += n;
     const backfillMs = performance.now() - t2;
     await db.query("analyze");
-    const [{ h: hourRows, m: minuteRows }] = (await db.query<{ h: string; m: string }>("select (select count(*) from stats_hour) h, (select count(*) from stats_minute) m")).rows;
+    const [{ h: hourRows, f: fiveRows, m: minuteRows }] = (
+      await db.query<{ h: string; f: string; m: string }>("select (select count(*) from stats_hour) h, (select count(*) from stats_5min) f, (select count(*) from stats_minute) m")
+    ).rows;
     rows.push({
       measure: `seed: ${fmtInt(DEVICES)} devices × 24 h of samples every ${PERIOD} s (${LOCATIONS} locations, ${fmtInt(userCount)} users)`,
       result: `${fmtInt(Number(sampleCount))} samples`,
       target: "-",
-      details: `written in ${(seedMs / 1000).toFixed(0)} s; backfill job folded ${fmtInt(folded)} into ${fmtInt(Number(hourRows))} hour and ${fmtInt(Number(minuteRows))} minute rows in ${(backfillMs / 1000).toFixed(1)} s`,
+      details: `written in ${(seedMs / 1000).toFixed(0)} s; backfill job folded ${fmtInt(folded)} into ${fmtInt(Number(hourRows))} hour, ${fmtInt(Number(fiveRows))} 5-minute and ${fmtInt(Number(minuteRows))} minute rows in ${(backfillMs / 1000).toFixed(1)} s`,
     });
 
     // 3. The overview.
@@ -204,12 +248,12 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
         ["GET /network/{id}/stats/users", "p99 < 300 ms, < 2 MB", () => locationUserStatsChecked(locs[0], from()), `${fmtInt(perLocation)} devices of ${fmtInt(perLocation)} users in the location`],
       ];
       for (const [label, target, fn, note] of cases) {
-        const r = await timed(REQUESTS, fn);
+        const r = await timed(REQUESTS, fn, embedded.pid());
         rows.push({
           measure: `${label}?from=<${hours} h ago>`,
           result: `p50 ${ms(r.p50)} ms, p99 ${ms(r.p99)} ms`,
           target: hours === 24 ? target : "-",
-          details: `${mb(r.bytes)}; ${note}; ${REQUESTS} sequential calls, max ${ms(r.max)} ms`,
+          details: `${mb(r.bytes)}; ${note}; ${REQUESTS} sequential calls, max ${ms(r.max)} ms; CPU per call: Node.js ${ms(r.nodeCpu)} ms, PostgreSQL ${r.pgCpu === null ? "?" : ms(r.pgCpu)} ms`,
         });
         ctx.log(`[overview] ${label} ${hours} h: ${rows[rows.length - 1].result}, ${mb(r.bytes)}`);
       }

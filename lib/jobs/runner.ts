@@ -54,7 +54,7 @@ const jobs = (): Job[] => [
   { id: 7_241_014, name: "ldap-sync", everyMs: 10_000, run: ldapSyncJob },
   // Samples written before the stats rollups existed (migration 0026), folded in a chunk per run.
   { id: 7_241_015, name: "stats-rollup-backfill", everyMs: 15_000, run: backfillRollups },
-  // Samples into the per-device hourly rollup (stats_hour), a few seconds behind the ingest.
+  // Samples into the per-device rollups (stats_hour, stats_5min), a few seconds behind the ingest.
   { id: 7_241_016, name: "stats-hour-rollup", everyMs: 20_000, run: rollHours },
   // YubiKey provisioning: finished jobs and stations not seen for N days (docs/gateway-protocol.md).
   { id: 7_241_009, name: "provisioning-retention", everyMs: 3_600_000, run: pruneProvisioning },

@@ -1,9 +1,9 @@
 /**
- * Stats rollups (migration 0026): what the ingest adds to stats_minute and the hourly job folds
- * into stats_hour equal the sums of the samples, on random samples (several seeds, counter resets,
+ * Stats rollups (migrations 0026, 0035): what the ingest adds to stats_minute and the hourly job
+ * folds into stats_hour and stats_5min equal the sums of the samples, on random samples (several seeds, counter resets,
  * several samples per minute, two locations); the backfill job folds samples older than the
- * rollups in exactly once; retention removes old rollups; the per-device series stays within
- * its point limits.
+ * rollups in exactly once; retention removes old rollups; the per-device series read from each
+ * source (hours, 5 minutes, samples) sum to the samples and stay within their point limits.
  */
 import { beforeAll, describe, expect, it } from "vitest";
 import { createLocation } from "@/lib/locations/service";
@@ -12,7 +12,7 @@ import { createUserDevice } from "@/lib/devices/service";
 import { ingestBatch, type PeerSample } from "@/lib/stats/ingest";
 import { backfillRollups, rollHours } from "@/lib/stats/rollups";
 import { pruneStats } from "@/lib/jobs/presence";
-import { deviceSeriesStep, DEVICE_POINT_BUDGET, locationUserStats, MAX_DEVICE_POINTS, networkStats } from "@/lib/stats/service";
+import { deviceSeriesSource, deviceSeriesStep, DEVICE_POINT_BUDGET, locationUserStats, MAX_DEVICE_POINTS, networkStats } from "@/lib/stats/service";
 import { generateKeyPair } from "@/lib/wireguard/keys";
 import { createUser, query } from "@/tests/helpers";
 
@@ -46,16 +46,26 @@ beforeAll(async () => {
 });
 
 async function clearStats() {
-  await query("truncate device_stats, stats_minute, stats_hour");
+  await query("truncate device_stats, stats_minute, stats_hour, stats_5min");
   await query("update device_locations set upload_total = 0, download_total = 0, last_sample_at = null");
-  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, pending_hi = null, pending_xmax = null");
+  await query("update stats_rollup_state set backfill_below = null, hour_from = 1, five_hi = 1, pending_hi = null, pending_xmax = null, five_from = '-infinity'");
 }
 
-/** The hourly job until everything written so far is folded (its first run only reads the horizon). */
+/**
+ * The hourly job until everything written so far is folded: its first run only reads the
+ * horizon, and a fold waits for every transaction older than that horizon in the whole cluster,
+ * so a test file migrating a database beside this one (a long transaction) holds it back for a
+ * moment: up to 400 runs, 25 ms apart.
+ */
 async function foldAll() {
-  await rollHours();
-  await rollHours();
-  const [st] = await query<{ hour_from: string; top: string }>("select hour_from::text, (select coalesce(max(id) + 1, 1) from device_stats)::text top from stats_rollup_state");
+  const state = () => query<{ hour_from: string; top: string }>("select hour_from::text, (select coalesce(max(id) + 1, 1) from device_stats)::text top from stats_rollup_state");
+  let [st] = await state();
+  for (let i = 0; i < 400; i++) {
+    await rollHours();
+    [st] = await state();
+    if (st.hour_from === st.top) break;
+    await new Promise((r) => setTimeout(r, 25));
+  }
   expect(st.hour_from).toBe(st.top);
 }
 
@@ -70,6 +80,10 @@ async function compareWithRaw() {
                                  from device_stats group by 1, 2, 3 order by 1, 2, 3`);
   const hourRoll = await query(`select location_id, bucket b, device_id, upload::text up, download::text down from stats_hour order by 1, 2, 3`);
   expect(hourRoll).toEqual(hourRaw);
+  const fiveRaw = await query(`select location_id, date_bin('5 minutes', collected_at, timestamptz 'epoch') b, device_id, sum(upload)::text up, sum(download)::text down
+                                 from device_stats group by 1, 2, 3 order by 1, 2, 3`);
+  const fiveRoll = await query(`select location_id, bucket b, device_id, upload::text up, download::text down from stats_5min order by 1, 2, 3`);
+  expect(fiveRoll).toEqual(fiveRaw);
   const lastRaw = await query(`select device_id, location_id, max(collected_at) at from device_stats group by 1, 2 order by 1, 2`);
   const lastRoll = await query(`select device_id, location_id, last_sample_at at from device_locations where last_sample_at is not null order by 1, 2`);
   expect(lastRoll).toEqual(lastRaw);
@@ -118,17 +132,29 @@ describe("rollups kept by the ingest", () => {
       const [rawOne] = await query<{ up: number }>("select coalesce(sum(upload), 0)::float8 up from device_stats where collected_at >= $1 and location_id = $2", [from, locations[0]]);
       expect(one.upload).toBe(rawOne.up);
 
-      // Per-device series: a day reads the samples (12 devices), a week the hourly rollup (before
-      // the job folded the samples, and after); each device's points sum to its samples since
-      // `from` (since its hour for the rollup).
+      // Per-device series: a day reads stats_5min (12 devices), or the samples while stats_5min
+      // does not cover the window (an upgraded installation's first day), a week the hourly
+      // rollup; before the job folded the samples, and after. Each device's points sum to its
+      // samples since `from` (since its 5 minutes or its hour for the rollups).
       const weekAgo = new Date(Date.now() - 7 * 86400_000);
-      for (const [folded, start] of [[false, from], [false, weekAgo], [true, weekAgo]] as const) {
+      const hourAgo = new Date(Date.now() - 3600_000);
+      const cases = [
+        [false, from, "five"],
+        [false, hourAgo, "five"],
+        [false, from, "samples"],
+        [false, weekAgo, "hour"],
+        [true, weekAgo, "hour"],
+        [true, from, "five"],
+      ] as const;
+      for (const [folded, start, source] of cases) {
         if (folded) await foldAll();
+        await query(source === "samples" ? "update stats_rollup_state set five_from = now()" : "update stats_rollup_state set five_from = '-infinity'");
         const users = await locationUserStats(locations[1], start);
         const listed = users.user_devices.flatMap((u) => u.devices);
-        const step = deviceSeriesStep((Date.now() - start.getTime()) / 1000, listed.length);
-        expect(step >= 3600).toBe(start === weekAgo);
-        const since = step >= 3600 ? new Date(Math.floor(start.getTime() / 3600_000) * 3600_000) : start;
+        const step = deviceSeriesStep((Date.now() - start.getTime()) / 1000, listed.length, source !== "samples");
+        expect(deviceSeriesSource(step, source !== "samples")).toBe(source);
+        const unit = { hour: 3600_000, five: 300_000, samples: 1 }[source];
+        const since = new Date(Math.floor(start.getTime() / unit) * unit);
         const perDevice = await query<{ id: number; up: number }>(
           "select device_id id, sum(upload)::float8 up from device_stats where location_id = $1 and collected_at >= $2 group by 1",
           [locations[1], since],
@@ -137,6 +163,9 @@ describe("rollups kept by the ingest", () => {
         for (const d of perDevice) expect(got.get(d.id) ?? 0).toBe(d.up);
         for (const d of listed) {
           expect(d.stats.length).toBeLessThanOrEqual(MAX_DEVICE_POINTS);
+          // In time order, one point per bucket.
+          const times = d.stats.map((p) => new Date(p.collected_at).getTime());
+          expect(times).toEqual([...new Set(times)].sort((a, b) => a - b));
           for (const p of d.stats) expect(new Date(p.collected_at).getTime() % (step * 1000)).toBe(0);
         }
       }
@@ -160,7 +189,7 @@ describe("backfill of samples older than the rollups", () => {
       [rows.map((r) => r[0]), rows.map((r) => r[1]), rows.map((r) => r[2]), rows.map((r) => r[3]), rows.map((r) => r[4])],
     );
     const [{ below }] = await query<{ below: string }>("select (max(id) + 1)::text below from device_stats");
-    await query("update stats_rollup_state set backfill_below = $1, hour_from = $1", [below]);
+    await query("update stats_rollup_state set backfill_below = $1, hour_from = $1, five_hi = $1", [below]);
     // Newer samples through the ingest meanwhile (their rollups are written by it).
     await ingestBatch(locations[0], keys.slice(0, 5).map((k, i) => ({ public_key: k, endpoint: "", upload: 1000 + i, download: 2000 + i, latest_handshake: 0 })));
 
@@ -175,6 +204,35 @@ describe("backfill of samples older than the rollups", () => {
   });
 });
 
+describe("rolling upgrade", () => {
+  it("catches stats_5min up on samples a console without it folded into hours alone", async () => {
+    await clearStats();
+    const at = Date.now() - 2 * 3600_000;
+    for (let i = 0; i < 4; i++) {
+      await ingestBatch(locations[0], keys.map((k, j) => ({ public_key: k, endpoint: "", upload: (i + 1) * (1000 + j), download: (i + 1) * 50 * (j + 1), latest_handshake: 0 })), new Date(at + i * 600_000));
+    }
+    // What the stats-hour-rollup job of the previous version does: stats_hour and hour_from only.
+    await query(`insert into stats_hour (location_id, bucket, device_id, upload, download)
+                 select location_id, date_bin('1 hour', collected_at, timestamptz 'epoch'), device_id, sum(upload), sum(download) from device_stats group by 1, 2, 3`);
+    await query("update stats_rollup_state set hour_from = (select max(id) + 1 from device_stats)");
+    expect(await query("select 1 from stats_5min")).toHaveLength(0);
+    // Meanwhile the series read those samples (ids from five_hi on) instead of the empty rollup.
+    const start = new Date(Date.now() - 3 * 3600_000);
+    const listed = (await locationUserStats(locations[0], start)).user_devices.flatMap((u) => u.devices);
+    expect(deviceSeriesSource(deviceSeriesStep(3 * 3600, listed.length, true), true)).toBe("five");
+    const raw = await query<{ id: number; up: number }>("select device_id id, sum(upload)::float8 up from device_stats group by 1");
+    expect(raw).toHaveLength(DEVICES);
+    const got = new Map(listed.map((d) => [d.id, d.stats.reduce((acc, p) => acc + p.upload, 0)]));
+    for (const d of raw) expect(got.get(d.id)).toBe(d.up);
+    // This version's job catches up, once.
+    await rollHours();
+    await rollHours();
+    const [st] = await query<{ five_hi: string; hour_from: string }>("select five_hi::text, hour_from::text from stats_rollup_state");
+    expect(st.five_hi).toBe(st.hour_from);
+    await compareWithRaw();
+  });
+});
+
 describe("retention", () => {
   it("prunes rollups with the samples and keeps what is inside the retention", async () => {
     await clearStats();
@@ -184,9 +242,11 @@ describe("retention", () => {
     await foldAll();
     expect(await query("select 1 from stats_minute")).toHaveLength(2);
     expect(await query("select 1 from stats_hour")).toHaveLength(2);
-    expect(await pruneStats()).toBe(3); // one sample, one minute, one hour
+    expect(await query("select 1 from stats_5min")).toHaveLength(2);
+    expect(await pruneStats()).toBe(4); // one sample, one minute, one hour, one 5 minutes
     expect(await query("select upload::int, download::int from stats_minute")).toEqual([{ upload: 15, download: 20 }]);
     expect(await query("select upload::int, download::int from stats_hour")).toEqual([{ upload: 15, download: 20 }]);
+    expect(await query("select upload::int, download::int from stats_5min")).toEqual([{ upload: 15, download: 20 }]);
     await compareWithRaw();
   });
 });
@@ -202,9 +262,20 @@ describe("per-device series step", () => {
         if (step < 86400) expect(points * devices).toBeLessThanOrEqual(Math.max(DEVICE_POINT_BUDGET, devices * 2));
         // Below an hour only while the samples read stay few (120 per device and hour).
         if (step < 3600) expect(devices * 120 * hours).toBeLessThanOrEqual(250_000);
+        // With stats_5min: the same limits; the samples only for 1-minute buckets, while few.
+        const five = deviceSeriesStep(w, devices, true);
+        expect(Math.ceil(w / five) + 1).toBeLessThanOrEqual(MAX_DEVICE_POINTS);
+        expect(five).toBeLessThanOrEqual(step);
+        if (deviceSeriesSource(five, true) === "samples") expect(devices * 120 * hours).toBeLessThanOrEqual(250_000);
       }
     }
     expect(deviceSeriesStep(1800, 1)).toBe(60);
     expect(deviceSeriesStep(86400, 1000)).toBeGreaterThanOrEqual(3600);
+    // Six hours of 1,000 devices: whole hours from the samples' side, half hours from stats_5min.
+    expect(deviceSeriesStep(6 * 3600, 1000)).toBe(3600);
+    expect(deviceSeriesStep(6 * 3600, 1000, true)).toBe(1800);
+    expect(deviceSeriesSource(1800, true)).toBe("five");
+    expect(deviceSeriesSource(60, true)).toBe("samples");
+    expect(deviceSeriesSource(300, false)).toBe("samples");
   });
 });

@@ -6,10 +6,14 @@ import { transaction } from "../events";
 /** Sample ids folded into the rollups per backfill run. */
 export const BACKFILL_CHUNK = 250_000;
 
+/** Hours stats_5min keeps (migration 0035): a day's window, from the hour of `from`, fits. */
+export const STATS_FIVE_HOURS = 25;
+
 /**
  * The stats-rollup-backfill job: samples written before migration 0026 (ids below
- * stats_rollup_state.backfill_below) are added to stats_hour, stats_minute and
- * device_locations.last_sample_at, one chunk of ids per run, newest first, in one transaction
+ * stats_rollup_state.backfill_below) are added to stats_hour, stats_minute, stats_5min (those of
+ * the last STATS_FIVE_HOURS) and device_locations.last_sample_at, one chunk of ids per run,
+ * newest first, in one transaction
  * with the state, so a chunk is counted exactly once. Ingest writes every newer sample's
  * rollups itself. Returns how many samples were folded in (0 once done).
  */
@@ -37,6 +41,14 @@ export async function backfillRollups(chunk = BACKFILL_CHUNK): Promise<number> {
         on conflict (location_id, bucket, device_id)
         do update set upload = h.upload + excluded.upload, download = h.download + excluded.download
       ),
+      per_five as (
+        insert into stats_5min as f (location_id, bucket, device_id, upload, download)
+        select location_id, date_bin('5 minutes', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
+          from s where collected_at >= now() - make_interval(hours => ${STATS_FIVE_HOURS})
+         group by location_id, b, device_id order by location_id, b, device_id
+        on conflict (location_id, bucket, device_id)
+        do update set upload = f.upload + excluded.upload, download = f.download + excluded.download
+      ),
       per_minute as (
         insert into stats_minute as m (location_id, bucket, upload, download)
         select location_id, date_bin('1 minute', collected_at, timestamptz '1970-01-01 00:00:00+00') b, sum(upload), sum(download)
@@ -57,22 +69,27 @@ export async function backfillRollups(chunk = BACKFILL_CHUNK): Promise<number> {
 
 /**
  * The stats-hour-rollup job: fold samples with ids from hour_from up to pending_hi into
- * stats_hour, once every transaction that was running when pending_hi was read has ended (so
+ * stats_hour and stats_5min (from five_hi, which only an older console leaves behind
+ * hour_from), once every transaction that was running when pending_hi was read has ended (so
  * no sample with a smaller id can still appear), then read the next pending_hi. Exact and
  * idempotent: the fold and the state move in one transaction. Queries add the samples from
- * hour_from on themselves (lib/stats/service.ts), so the series are complete between runs.
+ * hour_from on (five_hi for stats_5min) themselves (lib/stats/service.ts), so the series are
+ * complete between runs.
  * Returns how many samples were folded.
  */
 export async function rollHours(): Promise<number> {
   return transaction(async (tx) => {
     const [st] = (
-      await tx.execute<{ hour_from: string; pending_hi: string | null; pending_xmax: string | null; horizon: string }>(sql`
-        select hour_from, pending_hi, pending_xmax, pg_snapshot_xmin(pg_current_snapshot())::text::bigint horizon
+      await tx.execute<{ hour_from: string; five_hi: string; pending_hi: string | null; pending_xmax: string | null; horizon: string }>(sql`
+        select hour_from, greatest(five_hi, coalesce(backfill_below, 0)) five_hi, pending_hi, pending_xmax, pg_snapshot_xmin(pg_current_snapshot())::text::bigint horizon
           from stats_rollup_state where id = 1 for update`)
     ).rows;
     if (!st) return 0;
     let from = Number(st.hour_from);
     let folded = 0;
+    // A console of a version before stats_5min (a rolling upgrade) folded hours only: catch up
+    // (ids below backfill_below are the backfill's).
+    if (Number(st.five_hi) < from) await foldFive(tx, Number(st.five_hi), from);
     const ready = st.pending_hi !== null && Number(st.horizon) >= Number(st.pending_xmax);
     if (ready) {
       const hi = Number(st.pending_hi);
@@ -82,16 +99,32 @@ export async function rollHours(): Promise<number> {
     if (ready || st.pending_hi === null) {
       await tx.execute(sql`
         update stats_rollup_state
-           set hour_from = ${from},
+           set hour_from = ${from}, five_hi = ${from},
                pending_hi = greatest(${from}, (select max(id) + 1 from device_stats)),
                pending_xmax = pg_snapshot_xmax(pg_current_snapshot())::text::bigint
          where id = 1`);
+    } else if (Number(st.five_hi) < from) {
+      await tx.execute(sql`update stats_rollup_state set five_hi = ${from} where id = 1`);
     }
     return folded;
   });
 }
 
-/** Add the samples with ids in [lo, hi) to stats_hour; returns how many there were. */
+/** Add the samples with ids in [lo, hi) to stats_5min alone. */
+async function foldFive(tx: Tx, lo: number, hi: number): Promise<void> {
+  await tx.execute(sql`
+    insert into stats_5min as f (location_id, bucket, device_id, upload, download)
+    select location_id, date_bin('5 minutes', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
+      from device_stats where id >= ${lo} and id < ${hi} and collected_at >= now() - make_interval(hours => ${STATS_FIVE_HOURS})
+     group by location_id, b, device_id order by location_id, b, device_id
+    on conflict (location_id, bucket, device_id)
+    do update set upload = f.upload + excluded.upload, download = f.download + excluded.download`);
+}
+
+/**
+ * Add the samples with ids in [lo, hi) to stats_hour and stats_5min (all of them: they are a few
+ * seconds old; the retention job drops what ages out); returns how many there were.
+ */
 async function foldHours(tx: Tx, lo: number, hi: number): Promise<number> {
   const r = await tx.execute<{ n: number }>(sql`
     with s as (select device_id, location_id, collected_at, upload, download from device_stats where id >= ${lo} and id < ${hi}),
@@ -101,16 +134,29 @@ async function foldHours(tx: Tx, lo: number, hi: number): Promise<number> {
         from s group by location_id, b, device_id order by location_id, b, device_id
       on conflict (location_id, bucket, device_id)
       do update set upload = h.upload + excluded.upload, download = h.download + excluded.download
+    ),
+    per_five as (
+      insert into stats_5min as f (location_id, bucket, device_id, upload, download)
+      select location_id, date_bin('5 minutes', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
+        from s group by location_id, b, device_id order by location_id, b, device_id
+      on conflict (location_id, bucket, device_id)
+      do update set upload = f.upload + excluded.upload, download = f.download + excluded.download
     )
     select count(*)::int n from s`);
   return r.rows[0]?.n ?? 0;
 }
 
-/** Keep the rollups as long as the samples (DEFGUARD_STATS_RETENTION_DAYS, default 30). */
+/**
+ * Keep the rollups as long as the samples (DEFGUARD_STATS_RETENTION_DAYS, default 30), stats_5min
+ * STATS_FIVE_HOURS (queries read it only for windows inside that).
+ */
 export async function pruneRollups(days: number): Promise<number> {
   const db = getDb();
   const a = await db.execute(sql`delete from stats_minute where bucket < now() - make_interval(days => ${days})`);
   // An hour bucket is kept while any part of it is inside the retention.
   const b = await db.execute(sql`delete from stats_hour where bucket < now() - make_interval(days => ${days}) - interval '1 hour'`);
-  return (a.rowCount ?? 0) + (b.rowCount ?? 0);
+  const c = await db.execute(
+    sql`delete from stats_5min where bucket < now() - make_interval(hours => ${Math.min(STATS_FIVE_HOURS, days * 24)}) - interval '5 minutes'`,
+  );
+  return (a.rowCount ?? 0) + (b.rowCount ?? 0) + (c.rowCount ?? 0);
 }

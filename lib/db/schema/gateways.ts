@@ -1,4 +1,5 @@
 import { bigint, bigserial, boolean, index, integer, pgTable, primaryKey, serial, text, timestamp, uniqueIndex } from "drizzle-orm/pg-core";
+import { sql } from "drizzle-orm";
 import { locations } from "./locations";
 
 /** Gateways seen by the console, one row per (location, hostname). */
@@ -72,11 +73,26 @@ export const statsHour = pgTable(
   (t) => [primaryKey({ name: "stats_hour_pk", columns: [t.locationId, t.bucket, t.deviceId] })],
 );
 
-/** One row: the rollups' progress (migration 0026, lib/stats/rollups.ts). */
+/** Per device, location and 5 minutes, the last 25 hours (migration 0035; folded with stats_hour). */
+export const statsFiveMin = pgTable(
+  "stats_5min",
+  {
+    locationId: integer("location_id").notNull(),
+    bucket: timestamp("bucket", { withTimezone: true }).notNull(),
+    deviceId: integer("device_id").notNull(),
+    upload: bigint("upload", { mode: "number" }).notNull().default(0),
+    download: bigint("download", { mode: "number" }).notNull().default(0),
+  },
+  (t) => [primaryKey({ name: "stats_5min_pk", columns: [t.locationId, t.bucket, t.deviceId] })],
+);
+
+/** One row: the rollups' progress (migrations 0026 and 0035, lib/stats/rollups.ts). */
 export const statsRollupState = pgTable("stats_rollup_state", {
   id: integer("id").primaryKey(),
   backfillBelow: bigint("backfill_below", { mode: "number" }),
   hourFrom: bigint("hour_from", { mode: "number" }).notNull(),
   pendingHi: bigint("pending_hi", { mode: "number" }),
   pendingXmax: bigint("pending_xmax", { mode: "number" }),
+  fiveFrom: timestamp("five_from", { withTimezone: true }).notNull().default(sql`'-infinity'`),
+  fiveHi: bigint("five_hi", { mode: "number" }).notNull().default(1),
 });
