@@ -19,7 +19,8 @@
  *    location overview's p50/p95 is made of).
  *
  * Runs the move back and forth BENCH_BULK_RUNS times in each part. Knobs: BENCH_BULK_DEVICES
- * (5000), BENCH_BULK_RUNS (3), BENCH_BULK_AGENT=0 (leave part 2 out). Nothing here asserts anything
+ * (5000), BENCH_BULK_RUNS (3), BENCH_BULK_AGENT=0 (leave part 2 out), BENCH_BULK_AGENT_ENTRY
+ * (the agent's entry file, default gateway/index.ts: another checkout's, to compare versions). Nothing here asserts anything
  * about time. Network: the namespace is joined to the root namespace by one /30 in a documentation
  * range (198.51.100.244/30); tunnel addresses are in 2001:db8::/32.
  */
@@ -32,7 +33,7 @@ import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
 import type pg from "pg";
 import { makeTempDir } from "../../e2e/setup/server";
-import { must, netTestsUnavailable, Resources, sh, veth } from "../../e2e/net/netns";
+import { must, netTestsUnavailable, Resources, sh, veth, wireguardGoPids as wireguardGoPidsOf } from "../../e2e/net/netns";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { formatIp, parseCidr } from "../../lib/net/ip";
 import { allocateMany } from "../../lib/wireguard/ip";
@@ -42,6 +43,8 @@ import type { Row, Suite, SuiteContext } from "../lib/types";
 
 const DEVICES = Number(process.env.BENCH_BULK_DEVICES || 5000);
 const RUNS = Number(process.env.BENCH_BULK_RUNS || 3);
+/** The agent to start (BENCH_BULK_AGENT_ENTRY: another checkout's gateway/index.ts, to compare versions). */
+const AGENT = process.env.BENCH_BULK_AGENT_ENTRY || "gateway/index.ts";
 const CONSOLE_HOST = "198.51.100.245";
 const GW_HOST = "198.51.100.246";
 
@@ -86,7 +89,7 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
     const hostname = `${ns}-${tag}`;
     const log = join(p.dir, `agent-${tag}.log`);
     const fd = openSync(log, "a");
-    const child = spawn("ip", ["netns", "exec", ns, process.execPath, "--import", "tsx", "gateway/index.ts"], {
+    const child = spawn("ip", ["netns", "exec", ns, process.execPath, "--import", "tsx", AGENT], {
       cwd: ctx.root,
       stdio: ["ignore", fd, fd],
       env: {
@@ -120,6 +123,17 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
     const m = [...readFileSync(log, "utf8").matchAll(/applied to \S+ in (\d+) ms/g)].pop();
     return m ? Number(m[1]) : null;
   };
+  /** CPU time of a process in ms (user + system, and of its reaped children: the agent's wg/ip/nft commands). */
+  const cpuMs = (pid: number): number => {
+    try {
+      const f = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const x = f.slice(f.lastIndexOf(")") + 2).split(" ").map(Number);
+      return (x[11] + x[12] + x[13] + x[14]) * 10;
+    } catch {
+      return NaN;
+    }
+  };
+  const wireguardGoPids = () => agents.map((g) => wireguardGoPidsOf(res, ns, g.ifname)[0] ?? 0);
   const tail = () => agents.map((g) => `${g.hostname}:\n${readFileSync(g.log, "utf8").slice(-1500)}`).join("\n");
   try {
     // Both agents up and acknowledging the current revisions.
@@ -137,8 +151,14 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
     const commitToAck: number[] = [];
     const recorded: number[] = [];
     const agentApply: number[] = [];
+    const agentCpu: number[] = [];
+    const wgGoCpu: number[] = [];
+    const wgPids = wireguardGoPids();
+    if (wgPids.some((x) => !x)) throw new Error(`wireguard-go of the agents not found (${wgPids.join(", ")})`);
     for (let r = 0; r < RUNS; r++) {
       const [from, to] = p.at === a ? [a, b] : [b, a];
+      const cpu0 = agents.map((g) => cpuMs(g.child.pid!));
+      const wg0 = wgPids.map(cpuMs);
       const res1 = await p.bulkDevices({ userId: null, username: "bench", ip: null }, { action: "move", ids: p.ids, location_id: to });
       const committed = performance.now();
       if (res1.changed !== DEVICES) throw new Error(`moved ${res1.changed} of ${DEVICES}`);
@@ -155,6 +175,10 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
         await sleep(2);
       }
       commitToAck.push(acked - committed);
+      const cpu = agents.reduce((n, g, i) => n + cpuMs(g.child.pid!) - cpu0[i], 0);
+      const wgCpu = wgPids.reduce((n, x, i) => n + cpuMs(x) - wg0[i], 0);
+      agentCpu.push(cpu);
+      wgGoCpu.push(wgCpu);
       const rec = await pool.query<{ s: number }>(
         `select max(seconds)::float8 s from gateway_propagation where (location_id = $1 and revision = $2) or (location_id = $3 and revision = $4)`,
         [a, want[a], b, want[b]],
@@ -167,7 +191,7 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
       if (counts.some((c, i) => c !== expect[i])) throw new Error(`peers on the interfaces: ${counts.join(", ")}, expected ${expect.join(", ")}`);
       ctx.log(
         `[bulk] agent run ${r + 1} (${from === a ? "A → B" : "B → A"}): commit → both acknowledged ${ms(acked - committed)} ms (polled every 2 ms), ` +
-          `recorded ${rec.rows[0]?.s != null ? ms(rec.rows[0].s * 1000) : "-"} ms, agents' apply ${applies.map((x) => `${x} ms`).join(" / ")}`,
+          `recorded ${rec.rows[0]?.s != null ? ms(rec.rows[0].s * 1000) : "-"} ms, agents' apply ${applies.map((x) => `${x} ms`).join(" / ")}, CPU: agents ${cpu} ms, wireguard-go ${wgCpu} ms`,
       );
       await sleep(500);
     }
@@ -185,6 +209,12 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
         details: "the samples of the overview's p50/p95 and the /metrics histogram",
       },
       { measure: `the agents' apply of the batch (slower of the two, from their log)`, result: stat(agentApply), target: "-", details: "read the interface, diff, set peers, firewall" },
+      {
+        measure: `CPU per move: both agents (with their wg/ip/nft commands) / both wireguard-go`,
+        result: `${stat(agentCpu)} / ${stat(wgGoCpu)}`,
+        target: "-",
+        details: "from /proc (10 ms ticks), from the commit to both acknowledgements (includes the agents' stats and state-report work meanwhile): less distorted by load than the times",
+      },
     ];
   } finally {
     for (const g of agents) if (g.child.exitCode === null) g.child.kill("SIGTERM");
