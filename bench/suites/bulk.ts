@@ -120,7 +120,8 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
   };
   /** The agent's own figure for its last full apply ("… applied to <if> in N ms: …"). */
   const lastApplyMs = (log: string): number | null => {
-    const m = [...readFileSync(log, "utf8").matchAll(/applied to \S+ in (\d+) ms/g)].pop();
+    const m = [...readFileSync(log, "utf8").matchAll(/applied to \S+ in (\d+) ms( \([^)]*\))?/g)].pop();
+    if (m?.[2]) ctx.log(`[bulk]   ${log.replace(/.*\//, "")}: ${m[1]} ms${m[2]}`);
     return m ? Number(m[1]) : null;
   };
   /** CPU time of a process in ms (user + system, and of its reaped children: the agent's wg/ip/nft commands). */
