@@ -3,8 +3,9 @@
  * our agent does) takes the configuration and acknowledges it: the location's gateway list says
  * "In sync"; a new device makes it "Applying (revision n of m)" until acknowledged; a state report
  * missing a peer (automatic repair off) shows "Drifted" with the missing peer; "Reconcile now"
- * resends the full configuration; the overview shows the hour's propagation and the alert line
- * once p95 is above the threshold.
+ * resends the full configuration; the alert threshold is set in its form (a bad value refused
+ * under the field); the overview shows the hour's propagation and the alert line once p95 is
+ * above the threshold.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as loader from "@grpc/proto-loader";
@@ -97,9 +98,24 @@ test("sync states, drift, Reconcile now and propagation of a gateway that acknow
     await expect(page.getByText(message("en", "gateways.sync.reconciled"))).toBeVisible();
     await expect.poll(() => got.slice(seen).some((m) => m.item === "update" && m.update?.network), { timeout: 10_000 }).toBe(true);
 
-    // Propagation on the overview, and the alert once p95 is above a 1 ms threshold.
+    // The alert threshold's form: a bad value is refused under the field and saves nothing; 1 ms is saved.
+    const syncNow = () => api.ok<{ auto_repair: boolean; propagation_alert_ms: number }>(api.get(`/api/v1/network/${loc.id}/gateways/sync`));
+    const threshold = page.getByTestId("propagation-threshold");
+    await expect(threshold).toHaveValue("1000");
+    await threshold.fill("0");
+    await page.getByTestId("propagation-threshold-save").click();
+    await expect(page.getByTestId("propagation-threshold-form")).toContainText(message("en", "validation.invalidNumber"));
+    await expect(threshold).toHaveAttribute("aria-invalid", "true");
+    expect((await syncNow()).propagation_alert_ms).toBe(1000);
+    await threshold.fill("1");
+    await page.getByTestId("propagation-threshold-save").click();
+    await expect(page.getByText(message("en", "gateways.sync.thresholdSaved").replace("{ms, number}", "1"))).toBeVisible();
+    // Saved with the switch's value untouched (automatic repair is still off).
+    expect(await syncNow()).toMatchObject({ auto_repair: false, propagation_alert_ms: 1 });
+    await page.screenshot({ path: test.info().outputPath("gateway-sync-threshold.png"), fullPage: true });
+
+    // Propagation on the overview, and the alert once p95 is above the 1 ms threshold.
     await unary("Applied", { location_id: loc.id, revision: expected + 1, source: "UPDATES" });
-    await api.ok(api.put(`/api/v1/network/${loc.id}/gateways/sync`, { auto_repair: true, propagation_alert_ms: 1 }));
     await page.goto(`/overview?location=${loc.id}`);
     await expect(page.getByTestId("propagation")).toBeVisible();
     await expect(page.getByTestId("propagation-alert")).toBeVisible();

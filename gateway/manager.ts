@@ -192,6 +192,7 @@ export class InterfaceManager {
         fresh = true;
       }
     }
+    const tRead = Date.now();
     const ops = diff(current, desired);
     const ifaceOps = ops.filter((o) => !isPeerOp(o));
     const peerOpsList = ops.filter(isPeerOp);
@@ -201,12 +202,16 @@ export class InterfaceManager {
     await this.wg.setUp();
     // The firewall before the peers: compiled rules may span addresses of no peer, so a peer
     // added here must never meet the previous table (see lib/acl/compile.ts).
+    const tFw = Date.now();
     await this.applyFirewallNow(conf.firewall_config as WireFirewallConfig | null | undefined);
+    const tPeers = Date.now();
     await this.execute(peerOpsList);
     this.applied = applyOps(this.applied, peerOpsList);
     this.counters.fullApplies++;
+    const tEnd = Date.now();
     const changed = ops.length ? `${ops.length} change(s): ${ops.length > 12 ? `${describeOps(ops.slice(0, 12))}; …` : describeOps(ops)}` : "no changes";
-    this.log("info", `configuration "${conf.name ?? ""}" applied to ${this.wg.ifname} in ${Date.now() - t0} ms: ${desired.peers.size} peer(s), ${changed}`);
+    const phases = `read ${tRead - t0} ms, interface ${tFw - tRead} ms, firewall ${tPeers - tFw} ms, peers ${tEnd - tPeers} ms`;
+    this.log("info", `configuration "${conf.name ?? ""}" applied to ${this.wg.ifname} in ${tEnd - t0} ms (${phases}): ${desired.peers.size} peer(s), ${changed}`);
     if (fresh && this.createdHere) {
       this.createdHere = false;
       await runHook("POST_UP", this.cfg.postUp, this.log, { DEFGUARD_IFNAME: this.wg.ifname });

@@ -90,6 +90,40 @@ describe("diff + applyOps", () => {
     );
   });
 
+  it("applyOps takes an upserted peer's addresses from whichever peers held them, as a scan of every peer would (any op sequence)", () => {
+    /** The model written the obvious way: every upsert looks at every other peer. */
+    const reference = (state: InterfaceState, ops: Op[]): Map<string, string[]> => {
+      const peers = new Map([...state.peers].map(([k, p]) => [k, [...p.allowedIps]]));
+      for (const o of ops) {
+        if (o.op === "remove-peer") peers.delete(o.pubkey);
+        if (o.op !== "upsert-peer") continue;
+        const taken = new Set(o.peer.allowedIps);
+        for (const [k, ips] of peers) if (k !== o.peer.pubkey) peers.set(k, ips.filter((ip) => !taken.has(ip)));
+        peers.set(o.peer.pubkey, [...o.peer.allowedIps]);
+      }
+      return peers;
+    };
+    const opArb: fc.Arbitrary<Op> = fc.oneof(
+      fc.integer({ min: 0, max: 11 }).map((k): Op => ({ op: "remove-peer", pubkey: keyOf(k) })),
+      fc
+        .record({ k: fc.integer({ min: 0, max: 11 }), ips: fc.uniqueArray(fc.integer({ min: 2, max: 40 }), { maxLength: 4 }) })
+        .map(({ k, ips }): Op => ({
+          op: "upsert-peer",
+          existed: false,
+          peer: { pubkey: keyOf(k), allowedIps: ips.map((i) => `198.51.100.${i}/32`).sort(), presharedKey: null, keepalive: 0 },
+        })),
+    );
+    fc.assert(
+      fc.property(stateArb, fc.array(opArb, { maxLength: 30 }), (state, ops) => {
+        const got = applyOps(state, ops);
+        const want = reference(state, ops);
+        expect([...got.peers.keys()]).toEqual([...want.keys()]);
+        for (const [k, ips] of want) expect(got.peers.get(k)!.allowedIps, k).toEqual(ips);
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it("does not mutate its inputs", () => {
     fc.assert(
       fc.property(stateArb, desiredArb, (applied, desired) => {

@@ -177,6 +177,20 @@ export function applyOps(state: InterfaceState, ops: Op[]): InterfaceState {
     addresses: [...state.addresses],
     peers: clonePeers(state.peers),
   };
+  // Allowed IP → the peers holding it, so that an upsert finds the peers it takes addresses from
+  // without scanning every peer (a 5,000-peer batch was 12.5 M peer checks, ~0.3 s of CPU).
+  const holders = new Map<string, Set<string>>();
+  const hold = (key: string, ips: string[]) => {
+    for (const ip of ips) {
+      let set = holders.get(ip);
+      if (!set) holders.set(ip, (set = new Set()));
+      set.add(key);
+    }
+  };
+  const release = (key: string, ips: string[]) => {
+    for (const ip of ips) holders.get(ip)?.delete(key);
+  };
+  for (const [k, p] of next.peers) hold(k, p.allowedIps);
   for (const o of ops) {
     switch (o.op) {
       case "set-private-key":
@@ -191,17 +205,25 @@ export function applyOps(state: InterfaceState, ops: Op[]): InterfaceState {
       case "del-address":
         next.addresses = next.addresses.filter((a) => a !== o.address);
         break;
-      case "remove-peer":
+      case "remove-peer": {
+        const p = next.peers.get(o.pubkey);
+        if (p) release(o.pubkey, p.allowedIps);
         next.peers.delete(o.pubkey);
         break;
+      }
       case "upsert-peer": {
         const taken = new Set(o.peer.allowedIps);
-        for (const [k, p] of next.peers) {
-          if (k !== o.peer.pubkey && p.allowedIps.some((ip) => taken.has(ip))) {
-            next.peers.set(k, { ...p, allowedIps: p.allowedIps.filter((ip) => !taken.has(ip)) });
-          }
+        const losers = new Set<string>();
+        for (const ip of taken) for (const k of holders.get(ip) ?? []) if (k !== o.peer.pubkey) losers.add(k);
+        for (const k of losers) {
+          const p = next.peers.get(k)!;
+          release(k, p.allowedIps.filter((ip) => taken.has(ip)));
+          next.peers.set(k, { ...p, allowedIps: p.allowedIps.filter((ip) => !taken.has(ip)) });
         }
+        const before = next.peers.get(o.peer.pubkey);
+        if (before) release(o.peer.pubkey, before.allowedIps);
         next.peers.set(o.peer.pubkey, { ...o.peer, allowedIps: [...o.peer.allowedIps] });
+        hold(o.peer.pubkey, o.peer.allowedIps);
         break;
       }
     }

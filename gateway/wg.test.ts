@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { normalizePeer } from "./reconcile";
-import { opsToCommands, parseDump, parseIpAddrJson, PEERS_PER_COMMAND, stateFromDump } from "./wg";
+import { ARG_BYTES_PER_COMMAND, opsToCommands, parseDump, parseIpAddrJson, stateFromDump } from "./wg";
 
 const K1 = "mRToDaBkIQ0WuiTwZv6TGo73q0Vpxee8HUUYN7T3PFw=";
 const K2 = "72G0mwT2JUsx+wj6zlvVGpEU+a/HfBliNOh1BKyCmGo=";
@@ -93,11 +93,37 @@ describe("opsToCommands", () => {
     expect(c.args).toEqual(["set", "wg0", "peer", K1, "allowed-ips", "203.0.113.2/32"]);
   });
 
-  it("splits thousands of peers over several wg set commands", () => {
-    const ops = Array.from({ length: PEERS_PER_COMMAND * 2 + 1 }, (_, i) => ({ op: "remove-peer" as const, pubkey: `k${i}` }));
+  it("puts a batch of 5,000 peers (a bulk move) into one wg set", () => {
+    const key = (i: number) => Buffer.alloc(32, i % 256).toString("base64").slice(0, 40) + String(i).padStart(4, "0");
+    const ops = [
+      ...Array.from({ length: 2500 }, (_, i) => ({ op: "remove-peer" as const, pubkey: key(i) })),
+      ...Array.from({ length: 5000 }, (_, i) => ({
+        op: "upsert-peer" as const,
+        existed: false,
+        peer: { pubkey: key(10_000 + i), allowedIps: [`2001:db8:a::${(i + 2).toString(16)}/128`], presharedKey: null, keepalive: 0 },
+      })),
+    ];
     const cmds = opsToCommands("wg0", ops, file);
-    expect(cmds).toHaveLength(3);
-    expect(cmds.reduce((n, c) => n + c.args.filter((a) => a === "remove").length, 0)).toBe(ops.length);
+    expect(cmds).toHaveLength(1);
+    expect(cmds[0].args.filter((a) => a === "peer")).toHaveLength(7500);
+    expect(cmds[0].args.join(" ").length).toBeLessThan(ARG_BYTES_PER_COMMAND);
+  });
+
+  it("splits a batch that passes the argument budget over several wg set commands, peer clauses whole, key files with their clause", () => {
+    const ops = Array.from({ length: 10 }, (_, i) => ({
+      op: "upsert-peer" as const,
+      existed: false,
+      peer: { pubkey: `k${i}`, allowedIps: ["203.0.113.2/32"], presharedKey: i % 3 === 0 ? PSK : null, keepalive: 0 },
+    }));
+    // Room for about three clauses per command.
+    const cmds = opsToCommands("wg0", ops, file, 150);
+    expect(cmds.length).toBeGreaterThan(2);
+    expect(cmds.every((c) => c.args[0] === "set" && c.args[2] === "peer")).toBe(true);
+    expect(cmds.flatMap((c) => c.args.filter((a) => a.startsWith("k")))).toEqual(ops.map((o) => o.peer.pubkey));
+    for (const c of cmds) for (const f of c.files.keys()) expect(c.args).toContain(f);
+    expect(cmds.reduce((n, c) => n + c.files.size, 0)).toBe(4);
+    // A single clause larger than the budget still goes out (alone).
+    expect(opsToCommands("wg0", ops.slice(0, 2), file, 10)).toHaveLength(2);
   });
 
   it("no ops, no commands", () => {

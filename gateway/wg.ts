@@ -169,15 +169,23 @@ export interface Command {
   files: Map<string, string>;
 }
 
-/** Peers per `wg set` invocation: keeps argument lists far from ARG_MAX with 10,000s of peers. */
-export const PEERS_PER_COMMAND = 250;
+/**
+ * Argument bytes per `wg set` invocation. A whole batch (a full configuration, 5,000 peers moved
+ * by one bulk action) goes to the interface in as few commands as possible: one `wg set` of
+ * 5,000 peers is one configuration transaction for wireguard-go or the kernel and costs a
+ * fraction of 20 `wg set`s of 250 peers each (process starts and 20 transactions). The budget
+ * keeps the command line well below Linux's ARG_MAX (2 MiB with the default 8 MiB stack, shared
+ * with the environment): ~10,000 peers with one allowed IP each fit one command.
+ */
+export const ARG_BYTES_PER_COMMAND = 1024 * 1024;
 
 /**
  * Commands for ops, in op order: one `wg set` for key/port, `ip address` per address op,
- * then `wg set` with up to PEERS_PER_COMMAND peer clauses each. `keyFile(n)` names key
- * files inside the agent's private temp directory.
+ * then the peer clauses in `wg set` commands of at most ARG_BYTES_PER_COMMAND argument bytes
+ * each (one command for most batches). `keyFile(n)` names key files inside the agent's private
+ * temp directory.
  */
-export function opsToCommands(ifname: string, ops: Op[], keyFile: (n: number) => string): Command[] {
+export function opsToCommands(ifname: string, ops: Op[], keyFile: (n: number) => string, argBytes = ARG_BYTES_PER_COMMAND): Command[] {
   const out: Command[] = [];
   let fileNo = 0;
   const iface: Command = { cmd: "wg", args: ["set", ifname], files: new Map() };
@@ -195,32 +203,37 @@ export function opsToCommands(ifname: string, ops: Op[], keyFile: (n: number) =>
     if (o.op === "del-address") out.push({ cmd: "ip", args: ["address", "del", o.address, "dev", ifname], files: new Map() });
   }
   let cur: Command | null = null;
-  let inCur = 0;
+  let curBytes = 0;
   for (const o of ops) {
     if (o.op !== "remove-peer" && o.op !== "upsert-peer") continue;
-    if (!cur || inCur >= PEERS_PER_COMMAND) {
+    // This peer's clause, then into the current command unless that would pass the budget.
+    const clause: string[] = [];
+    const files = new Map<string, string>();
+    if (o.op === "remove-peer") clause.push("peer", o.pubkey, "remove");
+    else {
+      const p = o.peer;
+      clause.push("peer", p.pubkey);
+      if (p.presharedKey) {
+        const f = keyFile(fileNo++);
+        files.set(f, p.presharedKey);
+        clause.push("preshared-key", f);
+      } else if (o.existed) {
+        // An empty key file removes the preshared key.
+        clause.push("preshared-key", "/dev/null");
+      }
+      if (p.keepalive > 0 || o.existed) clause.push("persistent-keepalive", p.keepalive > 0 ? String(p.keepalive) : "off");
+      // `allowed-ips` replaces the whole list (an empty string clears it).
+      clause.push("allowed-ips", p.allowedIps.join(","));
+    }
+    const bytes = clause.reduce((n, a) => n + Buffer.byteLength(a) + 1, 0);
+    if (!cur || (curBytes + bytes > argBytes && cur.args.length > 2)) {
       cur = { cmd: "wg", args: ["set", ifname], files: new Map() };
+      curBytes = ifname.length + 8;
       out.push(cur);
-      inCur = 0;
     }
-    inCur++;
-    if (o.op === "remove-peer") {
-      cur.args.push("peer", o.pubkey, "remove");
-      continue;
-    }
-    const p = o.peer;
-    cur.args.push("peer", p.pubkey);
-    if (p.presharedKey) {
-      const f = keyFile(fileNo++);
-      cur.files.set(f, p.presharedKey);
-      cur.args.push("preshared-key", f);
-    } else if (o.existed) {
-      // An empty key file removes the preshared key.
-      cur.args.push("preshared-key", "/dev/null");
-    }
-    if (p.keepalive > 0 || o.existed) cur.args.push("persistent-keepalive", p.keepalive > 0 ? String(p.keepalive) : "off");
-    // `allowed-ips` replaces the whole list (an empty string clears it).
-    cur.args.push("allowed-ips", p.allowedIps.join(","));
+    cur.args.push(...clause);
+    for (const [f, k] of files) cur.files.set(f, k);
+    curBytes += bytes;
   }
   return out;
 }

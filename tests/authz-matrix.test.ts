@@ -85,7 +85,7 @@ function expectedFor(key: string): Expected {
 const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 const API_DIR = fileURLToPath(new URL("../app/api/v1/", import.meta.url));
 
-type RouteFn = Handler & { access?: Access; self?: string; allowWithoutMfa?: boolean; enterprise?: boolean };
+type RouteFn = Handler & { access?: Access; self?: string; allowWithoutMfa?: boolean; enterprise?: boolean; fixedParams?: Record<string, string> };
 
 function routeFiles(dir: string): string[] {
   const out: string[] = [];
@@ -155,10 +155,24 @@ describe("the route table", () => {
     expect(mismatches).toEqual([]);
   });
 
-  it("self-or-admin handlers name a path parameter that exists in their path", () => {
+  it("self-or-admin handlers name a path parameter that exists in their path (or that their static path fixes)", () => {
     for (const d of discovered.filter((x) => x.handler.access === "self-or-admin")) {
       expect(d.handler.self, d.key).toBeTruthy();
+      if (d.handler.fixedParams?.[d.handler.self!] !== undefined) continue;
       expect(d.path, d.key).toContain(`{${d.handler.self}}`);
+    }
+  });
+
+  it("alias rows (a static path standing for a dynamic one) are served by the aliased row's handler, parameter fixed", () => {
+    const aliases = OPERATIONS.filter((o) => o.aliasOf);
+    expect(aliases.length).toBeGreaterThan(0);
+    for (const o of aliases) {
+      const d = byKey.get(opKey(o))!;
+      const of = byKey.get(`${o.method} ${o.aliasOf}`);
+      expect(of, `${opKey(o)}: no ${o.method} ${o.aliasOf}`).toBeTruthy();
+      expect(d.handler.fixedParams, opKey(o)).toBeTruthy();
+      expect({ access: d.handler.access, self: d.handler.self, mfa: d.handler.allowWithoutMfa }, opKey(o)).toEqual({ access: of!.handler.access, self: of!.handler.self, mfa: of!.handler.allowWithoutMfa });
+      expect(OPERATIONS.find((x) => opKey(x) === `${o.method} ${o.aliasOf}`)?.access).toBe(o.access);
     }
   });
 
@@ -284,7 +298,8 @@ beforeAll(async () => {
   await createUser({ username: PENDING, isAdmin: true, mfaEnabled: true });
 });
 
-const keys = Object.keys(ROUTES);
+// Alias rows are called on the row they alias (their callers would have to be named after the fixed parameter).
+const keys = OPERATIONS.filter((o) => !o.aliasOf).map(opKey);
 const selfOrAdmin = (k: string) => ROUTES[k].access === "self-or-admin";
 
 describe("every route as anonymous, user, user on another user, admin and MFA-pending admin", () => {

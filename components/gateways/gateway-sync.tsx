@@ -1,16 +1,22 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useState } from "react";
+import { useForm } from "react-hook-form";
+import { zodResolver } from "@hookform/resolvers/zod";
 import { useQueryClient } from "@tanstack/react-query";
 import { useTranslations } from "next-intl";
 import { CircleAlert, CircleCheck, CircleDashed, CircleHelp, RefreshCcw, TriangleAlert } from "lucide-react";
 import { api } from "@/lib/api/client";
+import { syncSettingsSchema, type SyncSettingsInput } from "@/lib/gateways/schema";
 import { useApiErrorText } from "@/components/devices/errors";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
 import { RelativeTime } from "@/components/ui/relative-time";
 import { Switch } from "@/components/ui/switch";
 import { toast } from "@/components/ui/toaster";
+import { useSubmit } from "@/components/ui/use-submit";
 import { gatewayKeys, syncKeys, useSyncOverview, type LocationGateway } from "./api";
 
 const TONE = { in_sync: "success", applying: "warning", drifted: "error", unknown: "neutral" } as const;
@@ -86,25 +92,72 @@ export function SyncControls({ locationId }: { locationId: number }) {
   }
 
   return (
-    <div className="flex flex-wrap items-center justify-between gap-3 border-t border-border px-4 py-3 text-sm">
-      <label className="flex items-center gap-3">
-        <Switch
-          checked={overview.data?.auto_repair ?? true}
-          disabled={!overview.data || saving}
-          onCheckedChange={setAutoRepair}
-          aria-label={t("autoRepair")}
-          data-testid="gateway-auto-repair"
-        />
-        <span>
-          <span className="block font-medium text-fg">{t("autoRepair")}</span>
-          <span className="block text-xs text-fg-muted">{t("autoRepairHint")}</span>
-        </span>
-      </label>
-      <Button variant="secondary" size="sm" onClick={reconcile} loading={busy} data-testid="gateway-reconcile">
-        <RefreshCcw aria-hidden />
-        {t("reconcile")}
-      </Button>
+    <div className="flex flex-col gap-4 border-t border-border px-4 py-3 text-sm">
+      <div className="flex flex-wrap items-center justify-between gap-3">
+        <label className="flex items-center gap-3">
+          <Switch
+            checked={overview.data?.auto_repair ?? true}
+            disabled={!overview.data || saving}
+            onCheckedChange={setAutoRepair}
+            aria-label={t("autoRepair")}
+            data-testid="gateway-auto-repair"
+          />
+          <span>
+            <span className="block font-medium text-fg">{t("autoRepair")}</span>
+            <span className="block text-xs text-fg-muted">{t("autoRepairHint")}</span>
+          </span>
+        </label>
+        <Button variant="secondary" size="sm" onClick={reconcile} loading={busy} data-testid="gateway-reconcile">
+          <RefreshCcw aria-hidden />
+          {t("reconcile")}
+        </Button>
+      </div>
+      {overview.data && <PropagationThresholdForm locationId={locationId} settings={overview.data} />}
     </div>
+  );
+}
+
+/**
+ * The propagation alert threshold (PUT /network/{id}/gateways/sync, checked with the API's own
+ * schema): the overview warns when the hour's p95 commit-to-acknowledgement time is above it.
+ */
+function PropagationThresholdForm({ locationId, settings }: { locationId: number; settings: SyncSettingsInput }) {
+  const t = useTranslations("gateways.sync");
+  const errorText = useApiErrorText();
+  const queryClient = useQueryClient();
+  const form = useForm<SyncSettingsInput>({
+    resolver: zodResolver(syncSettingsSchema),
+    defaultValues: { auto_repair: settings.auto_repair, propagation_alert_ms: settings.propagation_alert_ms },
+  });
+  // Follow the server's values (the switch, another admin) unless the user is typing.
+  const { isDirty } = form.formState;
+  useEffect(() => {
+    if (!isDirty) form.reset({ auto_repair: settings.auto_repair, propagation_alert_ms: settings.propagation_alert_ms });
+  }, [form, isDirty, settings.auto_repair, settings.propagation_alert_ms]);
+  const save = useSubmit(form, {
+    // The switch saves automatic repair on its own: send the value it last stored.
+    mutationFn: (v) => api.put(`/network/${locationId}/gateways/sync`, { ...v, auto_repair: settings.auto_repair }),
+    success: (_r, v) => t("thresholdSaved", { ms: v.propagation_alert_ms }),
+    onSuccess: async (_r, v) => {
+      form.reset({ auto_repair: settings.auto_repair, propagation_alert_ms: v.propagation_alert_ms });
+      await queryClient.invalidateQueries({ queryKey: syncKeys.location(locationId) });
+    },
+    errorText,
+    failure: t("saveFailed"),
+    fields: ["propagation_alert_ms"],
+    errorField: "propagation_alert_ms",
+  });
+  return (
+    <form onSubmit={save.onSubmit} noValidate className="max-w-lg" data-testid="propagation-threshold-form">
+      <Field label={t("threshold")} hint={t("thresholdHint")} error={save.errorOf("propagation_alert_ms")}>
+        <div className="flex items-center gap-2">
+          <Input type="number" inputMode="numeric" min={1} step={1} className="w-40" data-testid="propagation-threshold" {...form.register("propagation_alert_ms", { valueAsNumber: true })} />
+          <Button type="submit" variant="secondary" size="sm" loading={save.pending} disabled={!isDirty} data-testid="propagation-threshold-save">
+            {t("thresholdSave")}
+          </Button>
+        </div>
+      </Field>
+    </form>
   );
 }
 

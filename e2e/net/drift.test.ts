@@ -2,7 +2,9 @@
  * Drift through the real agent and wireguard-go, in a network namespace: a peer removed from the
  * interface behind the agent's back (`wg set <if> peer <key> remove`) is reported by the agent's
  * state report, shown as drifted (with the missing peer) while automatic repair is off, and put
- * back (sync state in_sync again) once it is on, and again with repair on from the start.
+ * back (sync state in_sync again) once it is on, and again with repair on from the start. The same
+ * for the firewall with ACL on: the agent's nft table changed behind its back (`nft flush chain`,
+ * one rule deleted by handle) is reported as drifted (firewall differs) and put back as it was.
  *
  *   root ns       dgt-dr-<s> 198.51.100.249/30     console: HTTP on loopback, gRPC on 198.51.100.249 only
  *                     │ veth
@@ -21,6 +23,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
 import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
+import { firewallTableName } from "../../gateway/firewall";
 import { Api } from "./api";
 import { gwPeers, must, netTestsUnavailable, nsMust, pidAlive, Resources, sh, sleep, until, veth } from "./netns";
 
@@ -44,6 +47,7 @@ let agent: ChildProcess | null = null;
 let agentExit: Promise<number | null> = Promise.resolve(null);
 let agentLog = "";
 let locationId = 0;
+let locationBody: Record<string, unknown> = {};
 
 const log = (msg: string) => console.log(`[net] ${msg}`);
 
@@ -68,7 +72,7 @@ interface GatewayRow {
   applied_revision: number | null;
   sync_state: string;
   drifted_since: string | null;
-  drift: { missing: string[]; missing_count: number } | null;
+  drift: { missing: string[]; missing_count: number; unexpected_count: number; allowed_ips_count: number; firewall: boolean } | null;
 }
 
 const ourGateway = async () => (await api.ok<GatewayRow[]>("GET", `/network/${locationId}/gateways`, undefined, 200)).find((g) => g.hostname === NS_GW) ?? null;
@@ -115,7 +119,7 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
     api = new Api(server.baseURL);
     await api.signIn("admin", server.adminPassword!);
 
-    const loc = await api.ok<{ id: number }>("POST", "/network", {
+    locationBody = {
       name: `dgt-drift-${sfx}`,
       address: "203.0.113.1/24",
       endpoint: "198.51.100.1",
@@ -123,7 +127,8 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
       allowed_ips: "203.0.113.0/24",
       dns: null,
       allowed_groups: [],
-    });
+    };
+    const loc = await api.ok<{ id: number }>("POST", "/network", locationBody);
     locationId = loc.id;
     await api.ok("POST", "/user", { username: "drifter", first_name: "Net", last_name: "Drift", email: "drifter@example.com", phone: null, password: null });
     for (const [i, k] of keys.entries()) await api.ok("POST", "/device/drifter", { name: `dev-${i}`, wireguard_pubkey: k, description: null });
@@ -224,5 +229,80 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
     expect(sync.propagation.p95_ms).toBeGreaterThanOrEqual(sync.propagation.p50_ms);
     const metrics = await fetch(`${server!.baseURL}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/defguard_gateway_ack_propagation_seconds_count \d+/);
+  });
+
+  describe("the firewall table (ACL on) changed behind the agent's back", () => {
+    const TABLE = firewallTableName(IF);
+    const nftTable = async () => {
+      const r = await sh("ip", ["netns", "exec", NS_GW, "nft", "list", "table", "inet", TABLE]);
+      return r.code === 0 ? r.stdout : null;
+    };
+    /** Rule handles of the forward chain (`nft -a`: "… # handle N"). */
+    const forwardRuleHandles = async () => {
+      const out = await nsMust(NS_GW, "nft", ["-a", "list", "chain", "inet", TABLE, "forward"]);
+      return out
+        .split("\n")
+        .filter((l) => /# handle \d+/.test(l) && !/chain forward|type filter hook/.test(l))
+        .map((l) => Number(/# handle (\d+)/.exec(l)![1]));
+    };
+    let applied = "";
+
+    it("with ACL on and a rule deployed, the agent enforces the table and is in sync", async () => {
+      await api.ok("PUT", `/network/${locationId}`, { ...locationBody, acl_enabled: true, acl_default_allow: false }, 200);
+      const rule = await api.ok<{ id: number }>("POST", "/acl/rule", {
+        name: `drift web ${sfx}`,
+        networks: [locationId],
+        allow_all_users: true,
+        destination: "198.51.100.10",
+        ports: "443",
+        protocols: [6],
+      });
+      await api.ok("PUT", "/acl/rule/apply", { rules: [rule.id] }, 200);
+      applied = await until("the table with the rule", async () => {
+        const t = await nftTable();
+        return t && /443/.test(t) && /198\.51\.100\.10/.test(t) ? t : null;
+      }, 30_000, 100);
+      await until("in_sync with the firewall", async () => {
+        const g = await ourGateway();
+        return g?.sync_state === "in_sync" && g.applied_revision === g.expected_revision;
+      }, (REPORT_PERIOD_S + 15) * 1000, 200);
+      expect((await forwardRuleHandles()).length).toBeGreaterThan(0);
+    });
+
+    it("with repair off, `nft flush chain` is reported as drifted (firewall differs, peers as they were) and left alone", async () => {
+      await setAutoRepair(false);
+      await nsMust(NS_GW, "nft", ["flush", "chain", "inet", TABLE, "forward"]);
+      expect(await forwardRuleHandles()).toEqual([]);
+      const t0 = performance.now();
+      const g = await until("drifted", async () => {
+        const x = await ourGateway();
+        return x?.sync_state === "drifted" ? x : null;
+      }, (REPORT_PERIOD_S + 10) * 1000, 200);
+      log(`firewall drift reported ${(performance.now() - t0).toFixed(0)} ms after the flush (report period ${REPORT_PERIOD_S} s)`);
+      expect(g.drift).toMatchObject({ firewall: true, missing_count: 0, unexpected_count: 0, allowed_ips_count: 0 });
+      expect(g.drifted_since).not.toBeNull();
+      await sleep(REPORT_PERIOD_S * 1000 + 500);
+      expect(await forwardRuleHandles()).toEqual([]);
+      expect((await ourGateway())?.sync_state).toBe("drifted");
+    });
+
+    it("turning repair on restores the table as it was applied, and the gateway is in sync again", async () => {
+      const t0 = performance.now();
+      await setAutoRepair(true);
+      await until("table restored", async () => (await nftTable()) === applied, 60_000, 100);
+      const back = performance.now() - t0;
+      await until("in_sync after repair", async () => (await ourGateway())?.sync_state === "in_sync", (REPORT_PERIOD_S + 10) * 1000, 200);
+      log(`firewall repair: table restored ${back.toFixed(0)} ms after repair was turned on; in sync after ${(performance.now() - t0).toFixed(0)} ms`);
+    });
+
+    it("with repair on, a rule deleted by handle comes back without anyone asking", async () => {
+      const handles = await forwardRuleHandles();
+      await nsMust(NS_GW, "nft", ["delete", "rule", "inet", TABLE, "forward", "handle", String(handles[handles.length - 1])]);
+      expect(await nftTable()).not.toBe(applied);
+      const t0 = performance.now();
+      await until("table restored", async () => (await nftTable()) === applied, 120_000, 100);
+      log(`automatic firewall repair: table restored ${(performance.now() - t0).toFixed(0)} ms after the rule was deleted (report period ${REPORT_PERIOD_S} s)`);
+      await until("in_sync", async () => (await ourGateway())?.sync_state === "in_sync", (REPORT_PERIOD_S + 10) * 1000, 200);
+    });
   });
 });

@@ -7,7 +7,7 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { POST as userBulk } from "@/app/api/v1/user/bulk/route";
+import { DELETE as userBulkDelete, GET as userBulkGet, POST as userBulk, PUT as userBulkPut } from "@/app/api/v1/user/bulk/route";
 import { POST as deviceBulk } from "@/app/api/v1/device/bulk/route";
 import { freePort } from "@/lib/db/embedded";
 import { secret } from "@/lib/config";
@@ -281,5 +281,53 @@ describe("devices", () => {
     expect(del.json).toEqual({ action: "delete", count: 6, changed: 6 });
     expect(await query(`select 1 from devices where id = any($1)`, [nd])).toEqual([]);
     expect((await activity("network_device_removed")).slice(-6)).toHaveLength(6);
+  });
+});
+
+describe("a user named bulk: /user/bulk and /device/bulk are also /user/{username} and /device/{username}", () => {
+  let bulkJar: Jar;
+  beforeAll(async () => {
+    await createUser({ username: "bulk", email: "bulk@example.com" });
+    bulkJar = await signIn("bulk");
+  });
+
+  it("POST /device/bulk with a device body adds the device of the user named bulk (as POST /device/{username}), for that user or an admin", async () => {
+    const key = pub();
+    const own = await bulkDevices({ name: "bulk-phone", wireguard_pubkey: key, description: null }, bulkJar);
+    expect(own.status, own.text).toBe(201);
+    expect(own.json.device).toMatchObject({ name: "bulk-phone", wireguard_pubkey: key });
+    const byAdmin = await bulkDevices({ name: "bulk-tablet", wireguard_pubkey: pub() });
+    expect(byAdmin.status, byAdmin.text).toBe(201);
+    const rows = await query<{ name: string }>(`select d.name from devices d join users u on u.id = d.user_id where u.username = 'bulk' order by d.name`);
+    expect(rows.map((r) => r.name)).toEqual(["bulk-phone", "bulk-tablet"]);
+    // Another user may not add bulk's devices; a bad key is a 400 naming the field and adds nothing.
+    expect((await bulkDevices({ name: "intruder", wireguard_pubkey: pub() }, plain)).status).toBe(403);
+    const bad = await bulkDevices({ name: "bulk-bad", wireguard_pubkey: "not-a-key" }, bulkJar);
+    expect(bad.status).toBe(400);
+    expect(bad.json.field).toBe("wireguard_pubkey");
+    expect((await query(`select 1 from devices where name in ('intruder', 'bulk-bad')`)).length).toBe(0);
+  });
+
+  it("a bulk body still needs an admin, whoever sends it (the user named bulk included)", async () => {
+    const r = await bulkDevices({ action: "regenerate_configs", ids: [1] }, bulkJar);
+    expect(r.status).toBe(403);
+    expect(r.json.msg).toBe("admin access required");
+    const empty = await bulkDevices({}, plain);
+    expect(empty.status).toBe(403);
+  });
+
+  it("GET, PUT and DELETE /user/bulk are the user named bulk's, like /user/{username}", async () => {
+    const me = await call(userBulkGet, { method: "GET", jar: bulkJar, path: "/api/v1/user/bulk" });
+    expect(me.status, me.text).toBe(200);
+    expect(me.json.user ?? me.json).toMatchObject({ username: "bulk" });
+    expect((await call(userBulkGet, { method: "GET", jar: plain, path: "/api/v1/user/bulk" })).status).toBe(403);
+    const current = me.json.user ?? me.json;
+    const put = await call(userBulkPut, { method: "PUT", jar: bulkJar, path: "/api/v1/user/bulk", body: { ...current, first_name: "Bulky" } });
+    expect(put.status, put.text).toBe(200);
+    expect((await query<{ first_name: string }>(`select first_name from users where username = 'bulk'`))[0].first_name).toBe("Bulky");
+    expect((await call(userBulkDelete, { method: "DELETE", jar: bulkJar, path: "/api/v1/user/bulk" })).status).toBe(403);
+    const del = await call(userBulkDelete, { method: "DELETE", jar: admin, path: "/api/v1/user/bulk" });
+    expect(del.status, del.text).toBe(200);
+    expect((await query(`select 1 from users where username = 'bulk'`)).length).toBe(0);
   });
 });

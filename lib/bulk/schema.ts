@@ -77,6 +77,16 @@ export const deviceBulkSchema = z
   });
 export type DeviceBulkInput = z.infer<typeof deviceBulkSchema>;
 
+/**
+ * POST /device/bulk is also POST /device/{username} for a user named "bulk": a body without
+ * `action` that carries a device's fields (deviceSchema: name, wireguard_pubkey) is a device to
+ * add, anything else a bulk action (validated, and refused, as one).
+ */
+export function isDeviceCreationBody(body: unknown): boolean {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return false;
+  return !("action" in body) && ("wireguard_pubkey" in body || "name" in body);
+}
+
 /** The answer of a bulk action: what ran and on how many objects (those already in the wanted state included). */
 export interface BulkResult {
   action: string;

@@ -89,6 +89,10 @@ export type RouteHandler = ((req: Request, ctx: NextCtx) => Promise<Response>) &
   enterprise?: boolean;
   /** The zod body schema, for tests that generate bodies from it. */
   bodySchema?: ZodType;
+  /** Path parameters fixed by `withParams` (a static path standing for a dynamic one). */
+  fixedParams?: Record<string, string>;
+  /** The handler `byBody` hands the other kind of body to. */
+  alternative?: RouteHandler;
 };
 
 const CLIENT_IP_HEADER = "x-defguard-client-ip";
@@ -317,6 +321,45 @@ export function route<B extends ZodType | undefined = undefined, Q extends ZodTy
 }
 
 export { XSRF_COOKIE, SESSION_COOKIE };
+
+/**
+ * A static path segment is also a value its dynamic sibling can take (/user/bulk next to
+ * /user/{username}, for a user named "bulk"): Next.js gives the static route every request for
+ * that path, so the static route file exports the dynamic route's handler with the parameter
+ * filled in. Access, `self` and the rest stay the dynamic route's.
+ */
+export function withParams(handler: RouteHandler, fixed: Record<string, string>): RouteHandler {
+  const fn = async (req: Request, nextCtx: NextCtx) =>
+    handler(req, { params: Promise.resolve({ ...((await nextCtx?.params) ?? {}), ...fixed }) });
+  return Object.assign(fn, { ...pickMeta(handler), fixedParams: fixed });
+}
+
+/**
+ * One method of a static path answering two kinds of body (POST /device/bulk: a bulk action, or a
+ * device for the user named "bulk" as POST /device/{username} would add it): a body for which
+ * `isOther` holds goes to `other`, every other body (malformed ones included) to `main`, whose
+ * access level the route declares. The body is peeked at on a copy of the request; each handler
+ * still reads, limits and validates it itself.
+ */
+export function byBody(main: RouteHandler, other: RouteHandler, isOther: (body: unknown) => boolean): RouteHandler {
+  const fn = async (req: Request, nextCtx: NextCtx) => {
+    let peek: unknown = null;
+    const len = Number(req.headers.get("content-length") || 0);
+    if (req.body && len <= DEFAULT_MAX_BODY) {
+      try {
+        peek = JSON.parse(await req.clone().text());
+      } catch {
+        peek = null;
+      }
+    }
+    return (peek !== null && isOther(peek) ? other : main)(req, nextCtx);
+  };
+  return Object.assign(fn, { ...pickMeta(main), alternative: other });
+}
+
+function pickMeta(h: RouteHandler) {
+  return { access: h.access, self: h.self, allowWithoutMfa: h.allowWithoutMfa, enterprise: h.enterprise, bodySchema: h.bodySchema };
+}
 
 /** The activity-log actor for a request: the signed-in caller and the client address. */
 export function actorOf(ctx: { caller: Caller | null; ip: string | null }) {

@@ -58,6 +58,13 @@ export interface Operation {
   query?: ZodType;
   /** Main success status and a short description of the answer. */
   ok?: { status: number; description: string };
+  /**
+   * A static path that is also a value of a dynamic one (GET /user/bulk is GET /user/{username}
+   * for the user named "bulk"): served by that path's handler with the parameter fixed
+   * (`withParams` in lib/http/route.ts). The matrix test checks the handler carries the aliased
+   * row's access level; the callers are checked on the aliased row.
+   */
+  aliasOf?: string;
   /** The catch-all for unknown paths: checked like any route, left out of the OpenAPI paths. */
   catchAll?: true;
   /**
@@ -271,7 +278,11 @@ export const OPERATIONS: Operation[] = [
 
   // Bulk actions (lib/bulk): many users or devices, by id or by the list's filter, in one transaction.
   { method: "POST", path: "/user/bulk", tag: "users", access: "admin", body: userBulkSchema, summary: "A bulk action on users {action: disable | enable | add_to_groups | remove_from_groups | delete | start_enrollment, ids | filter: {search, filter}, groups}: one transaction, one activity entry per user, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them); the last active admin stays. {action, count, changed}" },
-  { method: "POST", path: "/device/bulk", tag: "devices", access: "admin", body: deviceBulkSchema, summary: "A bulk action on devices {action: delete | move | regenerate_configs, ids | filter: {type, location_id, search}, location_id}: move is for network devices (new addresses in location_id); one transaction, one activity entry per device, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them). {action, count, changed}" },
+  { method: "POST", path: "/device/bulk", tag: "devices", access: "admin", body: deviceBulkSchema, summary: "A bulk action on devices {action: delete | move | regenerate_configs, ids | filter: {type, location_id, search}, location_id}: move is for network devices (new addresses in location_id); one transaction, one activity entry per device, one configuration per affected location to its gateways; unknown ids fail it all (400 naming them). {action, count, changed}. A device body instead ({name, wireguard_pubkey, description}, no action) is POST /device/{username} for the user named bulk (that user or an admin)" },
+  // The methods of /user/{username} for a user named "bulk" (the static /user/bulk takes the path).
+  { method: "GET", path: "/user/bulk", tag: "users", access: "self-or-admin", aliasOf: "/user/{username}", summary: "The user named bulk: as GET /user/{username}" },
+  { method: "PUT", path: "/user/bulk", tag: "users", access: "self-or-admin", aliasOf: "/user/{username}", body: updateUserSchema, summary: "Edit the user named bulk: as PUT /user/{username}" },
+  { method: "DELETE", path: "/user/bulk", tag: "users", access: "admin", aliasOf: "/user/{username}", summary: "Delete the user named bulk: as DELETE /user/{username}" },
   // Settings → Global branding and the Support page (issue 19).
   { method: "PUT", path: "/settings/{id}", tag: "settings", access: "admin", summary: "Restore the default branding (instance name Defguard, default logos, uploaded logos deleted) of settings 1 (other ids 404)" },
   { method: "GET", path: "/branding/logo/{kind}", tag: "settings", access: "public", summary: "An uploaded logo (kind main or nav) with ETag and Cache-Control; 404 {msg} when none is uploaded" },
