@@ -344,17 +344,41 @@ export function withParams(handler: RouteHandler, fixed: Record<string, string>)
 export function byBody(main: RouteHandler, other: RouteHandler, isOther: (body: unknown) => boolean): RouteHandler {
   const fn = async (req: Request, nextCtx: NextCtx) => {
     let peek: unknown = null;
-    const len = Number(req.headers.get("content-length") || 0);
-    if (req.body && len <= DEFAULT_MAX_BODY) {
-      try {
-        peek = JSON.parse(await req.clone().text());
-      } catch {
-        peek = null;
+    const declared = Number(req.headers.get("content-length") ?? 0);
+    if (req.body && !(declared > DEFAULT_MAX_BODY)) {
+      // A copy of the body, read only up to the limit: a chunked or oversized body is not read
+      // whole here before the handler's own limit applies; it goes to `main`, which refuses it.
+      const text = await readAtMost(req.clone(), DEFAULT_MAX_BODY);
+      if (text !== null) {
+        try {
+          peek = JSON.parse(text);
+        } catch {
+          peek = null;
+        }
       }
     }
     return (peek !== null && isOther(peek) ? other : main)(req, nextCtx);
   };
   return Object.assign(fn, { ...pickMeta(main), alternative: other });
+}
+
+/** The body as text when it has at most `limit` bytes, else null (reading stops past the limit). */
+async function readAtMost(req: Request, limit: number): Promise<string | null> {
+  const reader = req.body?.getReader();
+  if (!reader) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 function pickMeta(h: RouteHandler) {
