@@ -218,3 +218,29 @@ export function groupLdif(name: string, memberDns: string[], ad = false): string
     : [`dn: cn=${name},${GROUPS_DN}`, "objectClass: groupOfUniqueNames", `cn: ${name}`, ...memberDns.map((m) => `uniqueMember: ${m}`)];
   return lines.join("\n") + "\n";
 }
+
+/**
+ * The LDAP settings (PATCH /api/v1/settings body) that point the console at a test slapd with
+ * the standard schema (inetOrgPerson / groupOfUniqueNames, username in `cn`) or the AD-like one
+ * (`user` / `group`, username in `sAMAccountName`, entries named by `cn`); `extra` overrides.
+ */
+export function ldapTestSettings(url: string, schema: "standard" | "ad", extra: Record<string, unknown> = {}): Record<string, unknown> {
+  const common = {
+    ldap_enabled: true,
+    ldap_sync_enabled: true,
+    ldap_url: url,
+    ldap_bind_username: ADMIN_DN,
+    ldap_bind_password: ADMIN_PASSWORD,
+    ldap_user_search_base: USERS_DN,
+    ldap_group_search_base: GROUPS_DN,
+    ldap_user_auxiliary_obj_classes: [],
+    ldap_groupname_attr: "cn",
+    ldap_member_attr: "memberOf",
+    ldap_sync_groups: [],
+  };
+  const bySchema =
+    schema === "ad"
+      ? { ldap_user_obj_class: "user", ldap_group_obj_class: "group", ldap_username_attr: "sAMAccountName", ldap_user_rdn_attr: "cn", ldap_group_member_attr: "member", ldap_uses_ad: true }
+      : { ldap_user_obj_class: "inetOrgPerson", ldap_group_obj_class: "groupOfUniqueNames", ldap_username_attr: "cn", ldap_user_rdn_attr: "", ldap_group_member_attr: "uniqueMember", ldap_uses_ad: false };
+  return { ...common, ...bySchema, ...extra };
+}

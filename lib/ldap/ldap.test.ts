@@ -16,7 +16,7 @@ import { DELETE as userDelete, GET as userGet } from "@/app/api/v1/user/[usernam
 import { PUT as passwordPut } from "@/app/api/v1/user/[username]/password/route";
 import { call, createUser, query, signIn, type Jar } from "@/tests/helpers";
 import { makeTestPki, type TestPki } from "@/tests/tls";
-import { ADMIN_DN, ADMIN_PASSWORD, GROUPS_DN, groupLdif, slapdMissing, startSlapd, USERS_DN, userLdif, type Slapd } from "@/tests/slapd";
+import { ADMIN_DN, ADMIN_PASSWORD, GROUPS_DN, groupLdif, ldapTestSettings, slapdMissing, startSlapd, USERS_DN, userLdif, type Slapd } from "@/tests/slapd";
 
 const missing = slapdMissing();
 if (missing) console.log(`[lib/ldap/ldap.test.ts] skipped: ${missing}`);
@@ -82,28 +82,8 @@ describe.skipIf(Boolean(missing))("LDAP with the standard schema (slapd)", () =>
   let tlsSlapd: Slapd;
   let pki: TestPki;
   let root: Jar;
-  const settings = (url: string) => ({
-    ldap_enabled: true,
-    ldap_sync_enabled: true,
-    ldap_url: url,
-    ldap_bind_username: ADMIN_DN,
-    ldap_bind_password: ADMIN_PASSWORD,
-    ldap_user_search_base: USERS_DN,
-    ldap_group_search_base: GROUPS_DN,
-    ldap_user_obj_class: "inetOrgPerson",
-    ldap_user_auxiliary_obj_classes: [],
-    ldap_group_obj_class: "groupOfUniqueNames",
-    ldap_username_attr: "cn",
-    ldap_user_rdn_attr: "",
-    ldap_groupname_attr: "cn",
-    ldap_group_member_attr: "uniqueMember",
-    ldap_member_attr: "memberOf",
-    ldap_uses_ad: false,
-    ldap_use_starttls: false,
-    ldap_tls_verify_cert: true,
-    ldap_is_authoritative: false,
-    ldap_sync_groups: [],
-  });
+  const settings = (url: string) =>
+    ldapTestSettings(url, "standard", { ldap_use_starttls: false, ldap_tls_verify_cert: true, ldap_is_authoritative: false });
 
   beforeAll(async () => {
     pki = makeTestPki();
@@ -337,25 +317,7 @@ describe.skipIf(Boolean(missing))("LDAP with an Active Directory-like schema (sl
     await query("delete from ldap_users; delete from ldap_groups; delete from ldap_sync_state");
     await query("delete from users where username <> 'root'");
     root = await signIn("root", "Passw0rd!x");
-    const r = await patch(root, {
-      ldap_enabled: true,
-      ldap_sync_enabled: true,
-      ldap_url: slapd.url,
-      ldap_bind_username: ADMIN_DN,
-      ldap_bind_password: ADMIN_PASSWORD,
-      ldap_user_search_base: USERS_DN,
-      ldap_group_search_base: GROUPS_DN,
-      ldap_user_obj_class: "user",
-      ldap_user_auxiliary_obj_classes: [],
-      ldap_group_obj_class: "group",
-      ldap_username_attr: "sAMAccountName",
-      ldap_user_rdn_attr: "cn",
-      ldap_groupname_attr: "cn",
-      ldap_group_member_attr: "member",
-      ldap_member_attr: "memberOf",
-      ldap_uses_ad: true,
-      ldap_sync_groups: ["crew"],
-    });
+    const r = await patch(root, ldapTestSettings(slapd.url, "ad", { ldap_sync_groups: ["crew"] }));
     expect(r.status, r.text).toBe(200);
   }, 60_000);
 

@@ -13,7 +13,7 @@ import { POST as ldapSync } from "@/app/api/v1/ldap/sync/route";
 import { PUT as userPut } from "@/app/api/v1/user/[username]/route";
 import { POST as authPost } from "@/app/api/v1/auth/route";
 import { call, createUser, query, signIn, type Jar } from "@/tests/helpers";
-import { ADMIN_DN, ADMIN_PASSWORD, GROUPS_DN, groupLdif, slapdMissing, startSlapd, USERS_DN, userLdif, type Slapd } from "@/tests/slapd";
+import { ADMIN_DN, ADMIN_PASSWORD, GROUPS_DN, groupLdif, ldapTestSettings, slapdMissing, startSlapd, USERS_DN, userLdif, type Slapd } from "@/tests/slapd";
 
 const missing = slapdMissing();
 if (missing) console.log(`[lib/ldap/rename.test.ts] skipped: ${missing}`);
@@ -85,25 +85,7 @@ describe.skipIf(Boolean(missing))("a console rename reaches LDAP (slapd)", () =>
       method: "PATCH",
       path: "/api/v1/settings",
       jar: root,
-      body: {
-        ldap_enabled: true,
-        ldap_sync_enabled: true,
-        ldap_url: slapd.url,
-        ldap_bind_username: ADMIN_DN,
-        ldap_bind_password: ADMIN_PASSWORD,
-        ldap_user_search_base: USERS_DN,
-        ldap_group_search_base: GROUPS_DN,
-        ldap_user_obj_class: "inetOrgPerson",
-        ldap_user_auxiliary_obj_classes: [],
-        ldap_sync_groups: [],
-        ldap_uses_ad: false,
-        ldap_group_obj_class: "groupOfUniqueNames",
-        ldap_username_attr: "cn",
-        ldap_user_rdn_attr: "",
-        ldap_groupname_attr: "cn",
-        ldap_group_member_attr: "uniqueMember",
-        ldap_member_attr: "memberOf",
-      },
+      body: ldapTestSettings(slapd.url, "standard"),
     });
     expect(patched.status, patched.text).toBe(200);
     const first = await call(ldapSync, { method: "POST", path: "/api/v1/ldap/sync", jar: root });
@@ -190,25 +172,7 @@ describe.skipIf(Boolean(missing))("a console rename reaches LDAP with an Active 
       method: "PATCH",
       path: "/api/v1/settings",
       jar: root,
-      body: {
-        ldap_enabled: true,
-        ldap_sync_enabled: true,
-        ldap_url: slapd.url,
-        ldap_bind_username: ADMIN_DN,
-        ldap_bind_password: ADMIN_PASSWORD,
-        ldap_user_search_base: USERS_DN,
-        ldap_group_search_base: GROUPS_DN,
-        ldap_user_obj_class: "user",
-        ldap_user_auxiliary_obj_classes: [],
-        ldap_group_obj_class: "group",
-        ldap_username_attr: "sAMAccountName",
-        ldap_user_rdn_attr: "cn",
-        ldap_groupname_attr: "cn",
-        ldap_group_member_attr: "member",
-        ldap_member_attr: "memberOf",
-        ldap_uses_ad: true,
-        ldap_sync_groups: [],
-      },
+      body: ldapTestSettings(slapd.url, "ad"),
     });
     expect(patched.status, patched.text).toBe(200);
     const first = await syncNow(root);
