@@ -1,5 +1,5 @@
 import "server-only";
-import { sql } from "drizzle-orm";
+import { sql, type SQL } from "drizzle-orm";
 import { getDb, type Tx } from "../db";
 import { transaction } from "../events";
 
@@ -8,6 +8,25 @@ export const BACKFILL_CHUNK = 250_000;
 
 /** Hours stats_5min keeps (migration 0035): a day's window, from the hour of `from`, fits. */
 export const STATS_FIVE_HOURS = 25;
+
+/** Samples young enough for stats_5min (a condition on `collected_at`). */
+const fiveMinuteAge = sql`collected_at >= now() - make_interval(hours => ${STATS_FIVE_HOURS})`;
+
+/**
+ * Add the per-device sums of the samples `source` yields (a CTE, or device_stats with a
+ * condition) to a per-device rollup: stats_hour (buckets of an hour) or stats_5min (5 minutes).
+ * One statement, usable as a data-modifying CTE; rows in key order so concurrent folds lock alike.
+ */
+function deviceRollupInsert(table: "stats_hour" | "stats_5min", source: SQL): SQL {
+  const width = table === "stats_hour" ? "1 hour" : "5 minutes";
+  return sql`
+    insert into ${sql.raw(table)} as r (location_id, bucket, device_id, upload, download)
+    select location_id, date_bin(${sql.raw(`'${width}'`)}, collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
+      from ${source}
+     group by location_id, b, device_id order by location_id, b, device_id
+    on conflict (location_id, bucket, device_id)
+    do update set upload = r.upload + excluded.upload, download = r.download + excluded.download`;
+}
 
 /**
  * The stats-rollup-backfill job: samples written before migration 0026 (ids below
@@ -34,21 +53,8 @@ export async function backfillRollups(chunk = BACKFILL_CHUNK): Promise<number> {
       with s as (
         select device_id, location_id, collected_at, upload, download from device_stats where id >= ${lo} and id < ${hi}
       ),
-      per_hour as (
-        insert into stats_hour as h (location_id, bucket, device_id, upload, download)
-        select location_id, date_bin('1 hour', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
-          from s group by location_id, b, device_id order by location_id, b, device_id
-        on conflict (location_id, bucket, device_id)
-        do update set upload = h.upload + excluded.upload, download = h.download + excluded.download
-      ),
-      per_five as (
-        insert into stats_5min as f (location_id, bucket, device_id, upload, download)
-        select location_id, date_bin('5 minutes', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
-          from s where collected_at >= now() - make_interval(hours => ${STATS_FIVE_HOURS})
-         group by location_id, b, device_id order by location_id, b, device_id
-        on conflict (location_id, bucket, device_id)
-        do update set upload = f.upload + excluded.upload, download = f.download + excluded.download
-      ),
+      per_hour as (${deviceRollupInsert("stats_hour", sql`s`)}),
+      per_five as (${deviceRollupInsert("stats_5min", sql`s where ${fiveMinuteAge}`)}),
       per_minute as (
         insert into stats_minute as m (location_id, bucket, upload, download)
         select location_id, date_bin('1 minute', collected_at, timestamptz '1970-01-01 00:00:00+00') b, sum(upload), sum(download)
@@ -112,13 +118,7 @@ export async function rollHours(): Promise<number> {
 
 /** Add the samples with ids in [lo, hi) to stats_5min alone. */
 async function foldFive(tx: Tx, lo: number, hi: number): Promise<void> {
-  await tx.execute(sql`
-    insert into stats_5min as f (location_id, bucket, device_id, upload, download)
-    select location_id, date_bin('5 minutes', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
-      from device_stats where id >= ${lo} and id < ${hi} and collected_at >= now() - make_interval(hours => ${STATS_FIVE_HOURS})
-     group by location_id, b, device_id order by location_id, b, device_id
-    on conflict (location_id, bucket, device_id)
-    do update set upload = f.upload + excluded.upload, download = f.download + excluded.download`);
+  await tx.execute(deviceRollupInsert("stats_5min", sql`device_stats where id >= ${lo} and id < ${hi} and ${fiveMinuteAge}`));
 }
 
 /**
@@ -128,20 +128,8 @@ async function foldFive(tx: Tx, lo: number, hi: number): Promise<void> {
 async function foldHours(tx: Tx, lo: number, hi: number): Promise<number> {
   const r = await tx.execute<{ n: number }>(sql`
     with s as (select device_id, location_id, collected_at, upload, download from device_stats where id >= ${lo} and id < ${hi}),
-    per_hour as (
-      insert into stats_hour as h (location_id, bucket, device_id, upload, download)
-      select location_id, date_bin('1 hour', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
-        from s group by location_id, b, device_id order by location_id, b, device_id
-      on conflict (location_id, bucket, device_id)
-      do update set upload = h.upload + excluded.upload, download = h.download + excluded.download
-    ),
-    per_five as (
-      insert into stats_5min as f (location_id, bucket, device_id, upload, download)
-      select location_id, date_bin('5 minutes', collected_at, timestamptz '1970-01-01 00:00:00+00') b, device_id, sum(upload), sum(download)
-        from s group by location_id, b, device_id order by location_id, b, device_id
-      on conflict (location_id, bucket, device_id)
-      do update set upload = f.upload + excluded.upload, download = f.download + excluded.download
-    )
+    per_hour as (${deviceRollupInsert("stats_hour", sql`s`)}),
+    per_five as (${deviceRollupInsert("stats_5min", sql`s`)})
     select count(*)::int n from s`);
   return r.rows[0]?.n ?? 0;
 }
