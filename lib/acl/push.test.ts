@@ -128,11 +128,14 @@ describe("firewall to the gateways", () => {
   });
 
   it("is pushed on deploy, group membership, device added/removed, user disabled, expiry, policy; disabled with ACL off", async () => {
-    const ala1 = await createUserDevice(ACTOR, "ala", { name: "ala-laptop", wireguard_pubkey: generateKeyPair().publicKey, description: null });
-    const ola1 = await createUserDevice(ACTOR, "ola", { name: "ola-laptop", wireguard_pubkey: generateKeyPair().publicKey, description: null });
     const u = openUpdates(hq, "gw-hq");
     const other = openUpdates(branch, "gw-branch");
     await until(() => subscriberCount(hq) === 1 && subscriberCount(branch) === 1);
+    const ala1 = await createUserDevice(ACTOR, "ala", { name: "ala-laptop", wireguard_pubkey: generateKeyPair().publicKey, description: null });
+    const ola1 = await createUserDevice(ACTOR, "ola", { name: "ola-laptop", wireguard_pubkey: generateKeyPair().publicKey, description: null });
+    // The two devices' own updates (a firewall, then the peer) reach the stream through the event
+    // listener, later on a busy machine: take them first, so the deploy's firewall is the next one.
+    for (const d of [ala1, ola1]) await u.take((x) => x.update_type === "CREATE" && x.peer?.pubkey === d.device.wireguard_pubkey, "peer CREATE of a device made before the rule");
 
     // Deploy: a pending rule changes nothing; deploying it sends the compiled firewall.
     const r = await createRule(ACTOR, rule({ allowed_groups: [devGroup] }));
