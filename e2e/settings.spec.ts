@@ -131,6 +131,8 @@ test("enterprise: only admins manage devices, shown to a user and enforced by th
     const userPage = await context.newPage();
     await userPage.goto("/login");
     await signIn(userPage, username, password);
+    // Leave /login first: navigating while the sign-in request is in flight aborts it.
+    await expect(userPage).not.toHaveURL(/\/login/);
     await userPage.goto("/devices");
     await expect(userPage.getByTestId("devices-managed-notice")).toBeVisible();
     await expect(userPage.getByTestId("add-device-link")).toHaveCount(0);
