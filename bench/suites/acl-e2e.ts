@@ -21,7 +21,7 @@ import { performance } from "node:perf_hooks";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { firewallTableName } from "../../gateway/firewall";
 import { nsExec, hasCommand } from "../../e2e/net/netns";
-import { agentLogTail, cpuMs, sleep, startAgent, startBenchConsole, stopAgents, untilAcknowledged, type Agent } from "../lib/console";
+import { cpuMs, sleep, startAgent, startBenchConsole, stopAgents, untilAcknowledged, type Agent } from "../lib/console";
 import { max, ms, percentile } from "../lib/stats";
 import type { Row, Suite, SuiteContext } from "../lib/types";
 import { scenario } from "./acl";
