@@ -166,6 +166,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     const recorded: number[] = [];
     const agentApply: number[] = [];
     const agentCpu: number[] = [];
+    const consoleCpu: number[] = [];
     let wholeTable = 0;
     for (let i = 0; i < RUNS; i++) {
       const deny = i % 2 === 0;
@@ -176,6 +177,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       editMs.push(performance.now() - e0);
       const before = await c.currentRevision(loc);
       const cpu0 = cpuMs(agent.child.pid!);
+      const cu0 = process.cpuUsage();
       const s = performance.now();
       await applyRules(actor, [edited.id]);
       const deployed = performance.now();
@@ -185,6 +187,8 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       if (want <= before) throw new Error(`the deploy did not bump the location's revision (${before} → ${want})`);
       const acked = await untilAcknowledged(pool, agents, { [loc]: want }, 60_000, 2);
       deployToAck.push(acked - s);
+      const cu = process.cpuUsage(cu0);
+      consoleCpu.push((cu.user + cu.system) / 1000);
       const rec = await pool.query<{ s: number }>(`select max(seconds)::float8 s from gateway_propagation where location_id = $1 and revision = $2`, [loc, want]);
       if (rec.rows[0]?.s != null) recorded.push(rec.rows[0].s * 1000);
       // The agent's own line for it: "firewall applied (incremental, N bytes, M ms)".
@@ -195,7 +199,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       if (allowed === deny) throw new Error(`after run ${i + 1} the nft table still ${allowed ? "allows" : "denies"} user ${victim} by rule ${ruleId}`);
       ctx.log(
         `[acl-e2e] run ${i + 1} (${deny ? "deny" : "allow again"}): edit ${ms(editMs[i])} ms, deploy call ${ms(deployed - s)} ms, deploy → acknowledged ${ms(acked - s)} ms (revision ${want}), ` +
-          `recorded ${rec.rows[0]?.s != null ? ms(rec.rows[0].s * 1000) : "-"} ms, agent: ${m ? `${m[1]}, ${m[2]} ms` : "-"}; nft table checked`,
+          `recorded ${rec.rows[0]?.s != null ? ms(rec.rows[0].s * 1000) : "-"} ms, console CPU ${ms(consoleCpu[i])} ms, agent: ${m ? `${m[1]}, ${m[2]} ms` : "-"}; nft table checked`,
       );
       // An admin's changes are seconds apart: the agent reads the new table's listing (rule
       // handles for the next change) after acknowledging; let it finish before the next run.
@@ -212,6 +216,12 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
         details: `${RUNS} changes (a user denied, then allowed again): console reads and compiles, gRPC firewall update, agent's incremental nft apply (in force before it acknowledges; checked in the nft table after each run); acknowledgement seen in gateway_sync, polled every 2 ms`,
       },
       { measure: "  the same, as the console records it (gateway_propagation) (ms)", result: recorded.length ? stat(recorded) : "-", target: "", details: "the samples of the location overview's p50/p95" },
+      {
+        measure: "  console process CPU, deploy → acknowledgement (ms)",
+        result: stat(consoleCpu),
+        target: "",
+        details: "this process: the deploy, reading the inputs, compiling, the gRPC update's encoding, the acknowledgement (PostgreSQL's own work not included)",
+      },
       {
         measure: "  the agent's firewall apply (model, script, nft -f), from its log (ms)",
         result: agentApply.length ? stat(agentApply) : "-",
