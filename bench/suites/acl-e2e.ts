@@ -11,7 +11,8 @@
  * reading the location's inputs and compiling, the firewall update over gRPC, the agent's
  * incremental nft apply. The agent acknowledges only after nft has applied the change; after each
  * run the suite also checks in the namespace's nft table that the user's addresses left (or came
- * back into) the rule's source set. BENCH_ACL_E2E_RUNS changes (default 5), alternating.
+ * back into) the rule's source set. BENCH_ACL_E2E_RUNS changes (default 5), alternating;
+ * BENCH_ACL_E2E=0 leaves the suite out.
  * Skipped with the reason printed without root, nft or wireguard-go. Nothing here asserts
  * anything about time. Network: 198.51.100.240/30 joins the namespace to the root namespace; the
  * location's addresses are those of the scenario (198.18.0.0/15, 2001:db8::/64).
@@ -20,7 +21,7 @@ import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { firewallTableName } from "../../gateway/firewall";
-import { nsExec, hasCommand } from "../../e2e/net/netns";
+import { hasCommand, netTestsUnavailable, nsExec } from "../../e2e/net/netns";
 import { cpuMs, sleep, startAgent, startBenchConsole, stopAgents, untilAcknowledged, type Agent } from "../lib/console";
 import { max, ms, percentile } from "../lib/stats";
 import type { Row, Suite, SuiteContext } from "../lib/types";
@@ -34,13 +35,15 @@ const stat = (v: number[]) => (v.length > 1 ? `p50 ${ms(percentile(v, 50))}, max
 
 async function run(ctx: SuiteContext): Promise<Row[]> {
   const input = scenario();
-  const skip = process.env.BENCH_ACL_E2E === "0" ? "left out by BENCH_ACL_E2E=0" : hasCommand("nft") ? null : "no nft command";
-  const c = await startBenchConsole(ctx, { tag: "acle2e", link: ["198.51.100.241", "198.51.100.242"], skip });
+  const skip = process.env.BENCH_ACL_E2E === "0" ? "left out by BENCH_ACL_E2E=0" : (netTestsUnavailable() ?? (hasCommand("nft") ? null : "no nft command"));
+  if (skip) {
+    ctx.log(`[acl-e2e] skipped: ${skip}`);
+    return [{ measure: "one rule change: deploy call start → our agent acknowledged the new revision (ms)", result: `skipped: ${skip}`, target: TARGET, details: "needs root, nft and wireguard-go" }];
+  }
+  const c = await startBenchConsole(ctx, { tag: "acle2e", link: ["198.51.100.241", "198.51.100.242"] });
   const agents: Agent[] = [];
   try {
-    if (c.netSkip) {
-      return [{ measure: "one rule change: deploy → acknowledged by our agent", result: `skipped: ${c.netSkip}`, target: TARGET, details: "" }];
-    }
+    if (c.netSkip) throw new Error(`no namespace: ${c.netSkip}`);
     const { pool } = c;
     const { createLocation } = await import("../../lib/locations/service");
     const { locationSchema } = await import("../../lib/locations/schema");
@@ -167,6 +170,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     const agentApply: number[] = [];
     const agentCpu: number[] = [];
     const consoleCpu: number[] = [];
+    const scriptBytes: number[] = [];
     let wholeTable = 0;
     for (let i = 0; i < RUNS; i++) {
       const deny = i % 2 === 0;
@@ -195,6 +199,8 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       const m = [...readFileSync(agent.log, "utf8").matchAll(/firewall applied \(([^)]*?),? (\d+) ms\)/g)].pop();
       if (m) agentApply.push(Number(m[2]));
       if (m && !m[1].startsWith("incremental")) wholeTable++;
+      const bytes = m ? /(\d+) bytes/.exec(m[1]) : null;
+      if (bytes) scriptBytes.push(Number(bytes[1]));
       const allowed = await victimAllowed(ruleId);
       if (allowed === deny) throw new Error(`after run ${i + 1} the nft table still ${allowed ? "allows" : "denies"} user ${victim} by rule ${ruleId}`);
       ctx.log(
@@ -226,7 +232,9 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
         measure: "  the agent's firewall apply (model, script, nft -f), from its log (ms)",
         result: agentApply.length ? stat(agentApply) : "-",
         target: "",
-        details: wholeTable ? `${wholeTable} of ${RUNS} through the whole-table path` : "all incremental",
+        details:
+          (wholeTable ? `${wholeTable} of ${RUNS} through the whole-table path` : "all through the incremental path") +
+          (scriptBytes.length ? `, script p50 ${(percentile(scriptBytes, 50) / 1024).toFixed(1)} KiB` : ""),
       },
       {
         measure: "  agent CPU per change, with its nft commands and the listing it reads afterwards (ms)",
