@@ -24,20 +24,17 @@
  * about time. Network: the namespace is joined to the root namespace by one /30 in a documentation
  * range (198.51.100.244/30); tunnel addresses are in 2001:db8::/32.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { randomBytes } from "node:crypto";
-import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import * as grpc from "@grpc/grpc-js";
 import protobuf from "protobufjs";
-import type pg from "pg";
-import { makeTempDir } from "../../e2e/setup/server";
-import { must, netTestsUnavailable, Resources, sh, veth, wireguardGoPids as wireguardGoPidsOf } from "../../e2e/net/netns";
+import { sh, wireguardGoPids as wireguardGoPidsOf } from "../../e2e/net/netns";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { formatIp, parseCidr } from "../../lib/net/ip";
 import { allocateMany } from "../../lib/wireguard/ip";
 import { protoDir } from "../../gateway/proto";
+import { cpuMs, sleep, startAgent, startBenchConsole, stopAgents, untilAcknowledged, type Agent, type BenchConsole } from "../lib/console";
 import { max, ms, percentile } from "../lib/stats";
 import type { Row, Suite, SuiteContext } from "../lib/types";
 
@@ -49,70 +46,33 @@ const CONSOLE_HOST = "198.51.100.245";
 const GW_HOST = "198.51.100.246";
 
 const fmtInt = (n: number) => Math.round(n).toLocaleString("en-US");
-const sleep = (t: number) => new Promise((r) => setTimeout(r, t));
 const stat = (v: number[]) => (v.length > 1 ? `p50 ${ms(percentile(v, 50))} ms, max ${ms(max(v))} ms` : `${ms(v[0])} ms`);
-
-/** Why part 2 (our agent) cannot run here, or null. */
-function agentUnavailable(): string | null {
-  if (process.env.BENCH_BULK_AGENT === "0") return "left out by BENCH_BULK_AGENT=0";
-  return netTestsUnavailable();
-}
 
 type BulkDevices = (actor: { userId: null; username: string; ip: null }, input: { action: "move"; ids: number[]; location_id: number }) => Promise<{ changed: number }>;
 
 interface AgentPart {
-  pool: pg.Pool;
-  res: Resources;
-  ns: string;
-  sfx: string;
+  c: BenchConsole;
   grpcPort: number;
-  dir: string;
   a: number;
   b: number;
   ids: number[];
   /** Where the devices are now. */
   at: number;
   bulkDevices: BulkDevices;
-  token: (loc: number) => string;
-  currentRevision: (loc: number) => Promise<number>;
 }
 
 /** Part 2: both locations served by our agent in a namespace; commit → both acknowledgements. */
 async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
-  const { pool, res, ns, a, b } = p;
-  const agents: { loc: number; ifname: string; hostname: string; log: string; child: ChildProcess; exit: Promise<void> }[] = [];
+  const { c, a, b } = p;
+  const { pool, res } = c;
+  const ns = c.ns!;
+  const agents: Agent[] = [];
   for (const [loc, tag] of [
     [a, "a"],
     [b, "b"],
   ] as const) {
-    const ifname = `wg-bk${tag}-${p.sfx}`;
-    const hostname = `${ns}-${tag}`;
-    const log = join(p.dir, `agent-${tag}.log`);
-    const fd = openSync(log, "a");
-    const child = spawn("ip", ["netns", "exec", ns, process.execPath, "--import", "tsx", AGENT], {
-      cwd: ctx.root,
-      stdio: ["ignore", fd, fd],
-      env: {
-        ...process.env,
-        DEFGUARD_TOKEN: p.token(loc),
-        DEFGUARD_GRPC_URL: `http://${CONSOLE_HOST}:${p.grpcPort}`,
-        DEFGUARD_IFNAME: ifname,
-        DEFGUARD_USERSPACE: "1",
-        DEFGUARD_HOSTNAME: hostname,
-        DEFGUARD_TEARDOWN_ON_EXIT: "1",
-      },
-    });
-    closeSync(fd);
-    res.pids.add(child.pid!);
-    agents.push({ loc, ifname, hostname, log, child, exit: new Promise((r) => child.on("exit", () => r())) });
+    agents.push(startAgent(ctx, c, { loc, ifname: `wg-bk${tag}-${c.sfx}`, hostname: `${ns}-${tag}`, grpcPort: p.grpcPort, entry: AGENT }));
   }
-  const applied = async (): Promise<Map<string, number>> => {
-    const r = await pool.query<{ hostname: string; rev: string | null }>(
-      `select g.hostname, s.applied_revision rev from gateways g left join gateway_sync s on s.gateway_id = g.id where g.location_id = any($1::int[])`,
-      [[a, b]],
-    );
-    return new Map(r.rows.map((x) => [x.hostname, x.rev === null ? -1 : Number(x.rev)]));
-  };
   const peerCount = async (ifname: string) => {
     const r = await sh("ip", ["netns", "exec", ns, "wg", "show", ifname, "peers"]);
     if (r.code !== 0) throw new Error(`wg show ${ifname}: ${r.stderr}`);
@@ -124,29 +84,11 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
     if (m?.[2]) ctx.log(`[bulk]   ${log.replace(/.*\//, "")}: ${m[1]} ms${m[2]}`);
     return m ? Number(m[1]) : null;
   };
-  /** CPU time of a process in ms (user + system, and of its reaped children: the agent's wg/ip/nft commands). */
-  const cpuMs = (pid: number): number => {
-    try {
-      const f = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const x = f.slice(f.lastIndexOf(")") + 2).split(" ").map(Number);
-      return (x[11] + x[12] + x[13] + x[14]) * 10;
-    } catch {
-      return NaN;
-    }
-  };
   const wireguardGoPids = () => agents.map((g) => wireguardGoPidsOf(res, ns, g.ifname)[0] ?? 0);
-  const tail = () => agents.map((g) => `${g.hostname}:\n${readFileSync(g.log, "utf8").slice(-1500)}`).join("\n");
   try {
     // Both agents up and acknowledging the current revisions.
     const t0 = performance.now();
-    for (;;) {
-      const got = await applied();
-      const want = { [a]: await p.currentRevision(a), [b]: await p.currentRevision(b) };
-      if (agents.every((g) => (got.get(g.hostname) ?? -1) >= want[g.loc])) break;
-      for (const g of agents) if (g.child.exitCode !== null) throw new Error(`agent ${g.hostname} exited:\n${tail()}`);
-      if (performance.now() - t0 > 180_000) throw new Error(`the agents did not acknowledge within 180 s:\n${tail()}`);
-      await sleep(100);
-    }
+    await untilAcknowledged(pool, agents, { [a]: await c.currentRevision(a), [b]: await c.currentRevision(b) }, 180_000, 100);
     ctx.log(`[bulk] both agents up and in sync after ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
     const commitToAck: number[] = [];
@@ -164,17 +106,8 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
       const committed = performance.now();
       if (res1.changed !== DEVICES) throw new Error(`moved ${res1.changed} of ${DEVICES}`);
       p.at = to;
-      const want = { [a]: await p.currentRevision(a), [b]: await p.currentRevision(b) };
-      let acked = 0;
-      for (;;) {
-        const got = await applied();
-        if (agents.every((g) => (got.get(g.hostname) ?? -1) >= want[g.loc])) {
-          acked = performance.now();
-          break;
-        }
-        if (performance.now() - committed > 60_000) throw new Error(`no acknowledgement within 60 s:\n${tail()}`);
-        await sleep(2);
-      }
+      const want = { [a]: await c.currentRevision(a), [b]: await c.currentRevision(b) };
+      const acked = await untilAcknowledged(pool, agents, want, 60_000, 2);
       commitToAck.push(acked - committed);
       const cpu = agents.reduce((n, g, i) => n + cpuMs(g.child.pid!) - cpu0[i], 0);
       const wgCpu = wgPids.reduce((n, x, i) => n + cpuMs(x) - wg0[i], 0);
@@ -189,7 +122,7 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
       agentApply.push(Math.max(...applies));
       const counts = await Promise.all(agents.map((g) => peerCount(g.ifname)));
       const expect = agents.map((g) => (g.loc === to ? DEVICES : 0));
-      if (counts.some((c, i) => c !== expect[i])) throw new Error(`peers on the interfaces: ${counts.join(", ")}, expected ${expect.join(", ")}`);
+      if (counts.some((n, i) => n !== expect[i])) throw new Error(`peers on the interfaces: ${counts.join(", ")}, expected ${expect.join(", ")}`);
       ctx.log(
         `[bulk] agent run ${r + 1} (${from === a ? "A → B" : "B → A"}): commit → both acknowledged ${ms(acked - committed)} ms (polled every 2 ms), ` +
           `recorded ${rec.rows[0]?.s != null ? ms(rec.rows[0].s * 1000) : "-"} ms, agents' apply ${applies.map((x) => `${x} ms`).join(" / ")}, CPU: agents ${cpu} ms, wireguard-go ${wgCpu} ms`,
@@ -218,48 +151,20 @@ async function agentPart(ctx: SuiteContext, p: AgentPart): Promise<Row[]> {
       },
     ];
   } finally {
-    for (const g of agents) if (g.child.exitCode === null) g.child.kill("SIGTERM");
-    await Promise.race([Promise.all(agents.map((g) => g.exit)), sleep(10_000)]);
+    await stopAgents(agents);
   }
 }
 
 async function run(ctx: SuiteContext): Promise<Row[]> {
-  const dir = makeTempDir("dgt-bench-bulk-");
-  const netSkip = agentUnavailable();
-  const res = new Resources();
-  const sfx = randomBytes(2).toString("hex");
-  const ns = `dgt-bulk-${sfx}`;
-  const onExit = () => res.cleanupSync();
-  process.once("exit", onExit);
-  process.env.DEFGUARD_ENCRYPTION_KEY ??= randomBytes(32).toString("hex");
-  const { SECRET_NAMES } = await import("../../lib/config");
-  for (const name of Object.values(SECRET_NAMES)) process.env[name] ??= randomBytes(32).toString("base64url");
-  const { startEmbeddedPostgres, freePort } = await import("../../lib/db/embedded");
-  const pgdb = await startEmbeddedPostgres(join(dir, "pg"), randomBytes(16).toString("hex"), { log: () => {} });
+  const c = await startBenchConsole(ctx, { tag: "bulk", link: [CONSOLE_HOST, GW_HOST], skip: process.env.BENCH_BULK_AGENT === "0" ? "left out by BENCH_BULK_AGENT=0" : null });
+  const { netSkip, grpcHost, pool } = c;
   let client: grpc.Client | null = null;
-  let stopAll: (() => Promise<void>) | null = null;
   try {
-    let grpcHost = "127.0.0.1";
-    if (netSkip) ctx.log(`[bulk] skipping the part with our agent: ${netSkip}`);
-    else {
-      await must("ip", ["netns", "add", ns]);
-      res.namespaces.push(ns);
-      await must("ip", ["-n", ns, "link", "set", "lo", "up"]);
-      await veth(res, { ns: null, name: `dgt-bk-${sfx}`, cidr: `${CONSOLE_HOST}/30` }, { ns, name: "to-root", cidr: `${GW_HOST}/30` }, `dgt-bk-${sfx}`, `dgt-bk0-${sfx}`);
-      grpcHost = CONSOLE_HOST;
-    }
-    process.env.DATABASE_URL = pgdb.url;
-    const { runMigrations } = await import("../../lib/db/migrate");
-    await runMigrations(pgdb.url);
-    const { getPool, closeDb } = await import("../../lib/db");
     const { createLocation } = await import("../../lib/locations/service");
     const { locationSchema } = await import("../../lib/locations/schema");
     const { bulkDevices } = await import("../../lib/bulk/service");
-    const { startHub, stopHub, subscriberCount } = await import("../../lib/gateways/hub");
-    const { loadProtos, startGrpcServer } = await import("../../lib/grpc/server");
-    const { gatewayToken } = await import("../../lib/gateways/jwt");
-    const { secret } = await import("../../lib/config");
-    const pool = getPool();
+    const { subscriberCount } = await import("../../lib/gateways/hub");
+    const { loadProtos } = await import("../../lib/grpc/server");
 
     const actor = { userId: null, username: "bench", ip: null };
     const [{ id: adminId }] = (
@@ -291,21 +196,15 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
     }
     ctx.log(`[bulk] ${fmtInt(DEVICES)} network devices inserted in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
 
-    await startHub();
-    const server = await startGrpcServer(grpcHost, await freePort());
-    stopAll = async () => {
-      await server.stop();
-      await stopHub();
-      await closeDb();
-    };
+    const grpcPort = await c.serve();
     const Service = loadProtos().gateway.GatewayService as unknown as grpc.ServiceClientConstructor;
-    client = new Service(`${grpcHost}:${server.port}`, grpc.credentials.createInsecure(), {
+    client = new Service(`${grpcHost}:${grpcPort}`, grpc.credentials.createInsecure(), {
       "grpc.max_receive_message_length": 64 * 1024 * 1024,
     });
     const got: Record<number, { at: number; update: { update?: string; network?: { peers?: unknown[] } } }[]> = { [a]: [], [b]: [] };
     const streams = [a, b].map((loc) => {
       const md = new grpc.Metadata();
-      md.set("authorization", gatewayToken(loc, secret("gatewaySecret")));
+      md.set("authorization", c.token(loc));
       md.set("hostname", `bench-gw-${loc}`);
       const s = (client as unknown as { Updates: (req: object, md: grpc.Metadata) => grpc.ClientReadableStream<never> }).Updates({}, md);
       s.on("data", (u: { update?: string; network?: { peers?: unknown[] } }) => got[loc].push({ at: performance.now(), update: u }));
@@ -373,32 +272,11 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
       if (i > 200) throw new Error("the gateway clients did not go away");
       await sleep(50);
     }
-    const { currentRevision } = await import("../../lib/gateways/sync");
-    rows.push(
-      ...(await agentPart(ctx, {
-        pool,
-        res,
-        ns,
-        sfx,
-        grpcPort: server.port,
-        dir,
-        a,
-        b,
-        ids,
-        at: RUNS % 2 === 0 ? a : b,
-        bulkDevices: bulkDevices as BulkDevices,
-        token: (loc) => gatewayToken(loc, secret("gatewaySecret")),
-        currentRevision: (loc) => currentRevision(loc),
-      })),
-    );
+    rows.push(...(await agentPart(ctx, { c, grpcPort, a, b, ids, at: RUNS % 2 === 0 ? a : b, bulkDevices: bulkDevices as BulkDevices })));
     return rows;
   } finally {
     client?.close();
-    await stopAll?.().catch(() => {});
-    await pgdb.stop();
-    for (const note of res.cleanupSync()) ctx.log(`[bulk] ${note}`);
-    process.removeListener("exit", onExit);
-    rmSync(dir, { recursive: true, force: true });
+    await c.stop();
   }
 }
 
