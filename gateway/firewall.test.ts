@@ -2,6 +2,7 @@ import { spawnSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   buildFirewall,
+  commonRules,
   firewallModel,
   firewallTableName,
   forwardHandles,
@@ -174,6 +175,57 @@ describe("helpers", () => {
   });
 });
 
+describe("commonRules (what an incremental update keeps of the forward chain)", () => {
+  /** Whether `kept` (b index → a index) is a common subsequence: equal texts, increasing on both sides. */
+  const valid = (a: string[], b: string[], kept: Map<number, number>) => {
+    const pairs = [...kept].sort((x, y) => x[0] - y[0]);
+    return pairs.every(([j, i], k) => a[i] === b[j] && (k === 0 || (pairs[k - 1][0] < j && pairs[k - 1][1] < i)));
+  };
+  /** The length of a longest common subsequence, by dynamic programming (small inputs). */
+  const lcs = (a: string[], b: string[]) => {
+    const d = Array.from({ length: a.length + 1 }, () => new Array<number>(b.length + 1).fill(0));
+    for (let i = 1; i <= a.length; i++) for (let j = 1; j <= b.length; j++) d[i][j] = a[i - 1] === b[j - 1] ? d[i - 1][j - 1] + 1 : Math.max(d[i - 1][j], d[i][j - 1]);
+    return d[a.length][b.length];
+  };
+
+  it("keeps every rule but the one that moved", () => {
+    const a = Array.from({ length: 1000 }, (_, i) => `rule ${i}`);
+    const b = [...a.slice(0, 300), ...a.slice(301), "rule 300 edited"];
+    const kept = commonRules(a, b);
+    expect(kept.size).toBe(999);
+    expect(valid(a, b, kept)).toBe(true);
+    const moved = [...a.slice(0, 10), ...a.slice(11), a[10]];
+    expect(commonRules(a, moved).size).toBe(999);
+  });
+
+  it("is a longest common subsequence when texts are unique, and a valid one with repeated texts (random lists)", () => {
+    let seed = 7;
+    const rnd = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2147483648), seed % n);
+    for (let round = 0; round < 200; round++) {
+      const alphabet = round % 2 ? 1000 : 6; // unique-ish texts, then many repeats
+      const a = Array.from({ length: rnd(30) }, () => `r${rnd(alphabet)}`);
+      const b = a.filter(() => rnd(5) > 0).map((x) => (rnd(6) ? x : `r${rnd(alphabet)}`));
+      for (let k = rnd(4); k > 0; k--) b.splice(rnd(b.length + 1), 0, `r${rnd(alphabet)}`);
+      const kept = commonRules(a, b);
+      expect(valid(a, b, kept)).toBe(true);
+      if (new Set(a).size === a.length && new Set(b).size === b.length) expect(kept.size).toBe(lcs(a, b));
+    }
+  });
+
+  it("a rule moved to the end of a long chain is one delete and one add, not the rules between", () => {
+    const many = (ids: number[]) => withRules(ids.map((i) => rule(i, [`203.0.113.${i % 200}`, `203.0.113.${(i % 200) + 1}`])));
+    const ids = Array.from({ length: 400 }, (_, i) => i + 1);
+    const from = firewallModel("wg-big", many(ids)).model;
+    const to = firewallModel("wg-big", many([...ids.filter((i) => i !== 50), 401])).model;
+    const handles = Array.from({ length: 2 + from.forward.length }, (_, k) => 10 + k);
+    const lines = incrementalScript(from, to, handles)!.trim().split("\n");
+    const ruleLines = lines.filter((l) => /^(delete|add|insert) rule /.test(l));
+    expect(ruleLines.filter((l) => l.startsWith("delete rule"))).toHaveLength(from.forward.length - to.forward.length + ruleLines.filter((l) => !l.startsWith("delete")).length);
+    expect(ruleLines.length).toBeLessThanOrEqual(4);
+    expect(lines.some((l) => l.startsWith("flush chain"))).toBe(false);
+  });
+});
+
 const rule = (id: number, src: string[], extra: Partial<import("./firewall").WireFirewallRule> = {}) => ({
   id,
   source_addrs: src.map((ip) => (ip.includes("/") ? { address: "ip_subnet" as const, ip_subnet: ip } : { address: "ip" as const, ip })),
@@ -213,6 +265,8 @@ const pairs: [string, WireFirewallConfig, WireFirewallConfig][] = [
   ["a SNAT binding changed", base, { ...base, snat_bindings: [{ id: 1, source_addrs: [{ ip: "203.0.113.2" }, { ip: "203.0.113.8" }], public_ip: "198.51.100.1" }] }],
   ["the SNAT bindings removed", base, { ...base, snat_bindings: [] }],
   ["SNAT bindings added", { ...base, snat_bindings: [] }, { ...base, snat_bindings: [...base.snat_bindings!, { id: 2, public_ip: "2001:db8::1" }] }],
+  ["a rule moved to the end (a deployed edit gets a new id)", base, withRules([r[1], r[2], r[3], r[4], r[0]])],
+  ["rules moved, one changed, one added between them", base, withRules([r[3], r[0], rule(2, ["203.0.113.4", "203.0.113.9"]), r[4], rule(12, ["203.0.113.60", "203.0.113.61"]), r[2]])],
   ["nothing in common", base, { default_policy: "ALLOW", rules: [rule(20, ["203.0.113.100", "203.0.113.101"], { verdict: "DENY" })] }],
 ];
 

@@ -397,12 +397,54 @@ export function sameFirewall(a: FirewallModel, b: FirewallModel): boolean {
 }
 
 /**
+ * The rules two forward chains keep in common, in order: a longest common subsequence of the two
+ * lists of rule texts, as a map from the index in `b` to the index in `a`. Each text of `b` is
+ * matched with the next unused equal text of `a`, then the longest run of matches increasing in
+ * `a` is kept (patience-style, O(n log n)). A rule moved (a deployed edit gets a new id, so it
+ * moves within its section) thus costs one delete and one insert, not the rules between.
+ */
+export function commonRules(a: readonly string[], b: readonly string[]): Map<number, number> {
+  const at = new Map<string, number[]>();
+  for (let i = a.length - 1; i >= 0; i--) {
+    const list = at.get(a[i]);
+    if (list) list.push(i);
+    else at.set(a[i], [i]);
+  }
+  // Candidates (j, i) in j order; the longest run with increasing i (tails + back links).
+  const js: number[] = [];
+  const is: number[] = [];
+  for (let j = 0; j < b.length; j++) {
+    const i = at.get(b[j])?.pop();
+    if (i !== undefined) {
+      js.push(j);
+      is.push(i);
+    }
+  }
+  const tails: number[] = []; // tails[k]: candidate ending the best run of length k + 1
+  const back: number[] = new Array(js.length).fill(-1);
+  for (let c = 0; c < js.length; c++) {
+    let lo = 0;
+    let hi = tails.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (is[tails[mid]] < is[c]) lo = mid + 1;
+      else hi = mid;
+    }
+    if (lo > 0) back[c] = tails[lo - 1];
+    tails[lo] = c;
+  }
+  const kept = new Map<number, number>();
+  for (let c = tails.length ? tails[tails.length - 1] : -1; c >= 0; c = back[c]) kept.set(js[c], is[c]);
+  return kept;
+}
+
+/**
  * One transaction that turns the table `prev` built into the table `next` asks for, touching
  * only what differs:
  *   - sets whose content is new are added (an unchanged list has the same name and is kept);
- *   - forward chain: with the handles of its rules (forwardHandles), only the rules between the
- *     common head and the common tail of the two rule lists are deleted and the new ones added
- *     in their place; without them, or when most rules changed, the chain is flushed and all
+ *   - forward chain: with the handles of its rules (forwardHandles), the rules outside the longest
+ *     common subsequence of the two rule lists (commonRules) are deleted by handle and the new
+ *     ones inserted before the next kept rule; without them, or when most rules changed, the chain is flushed and all
  *     its rules added again. Adding a rule costs the kernel a look-up of each set it names, so
  *     thousands of unchanged rules are worth keeping;
  *   - the forward policy is set when it changed;
@@ -428,20 +470,28 @@ export function incrementalScript(prev: FirewallModel, next: FirewallModel, hand
 
   const a = prev.forward;
   const b = next.forward;
-  let head = 0;
-  while (head < a.length && head < b.length && a[head] === b[head]) head++;
-  let tail = 0;
-  while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
-  const removed = a.length - head - tail;
-  const inserted = b.length - head - tail;
+  const kept = commonRules(a, b);
+  const removed = a.length - kept.size;
+  const inserted = b.length - kept.size;
   if (removed === 0 && inserted === 0) {
     // The same rules (a policy or SNAT change only).
   } else if (handles && handles.length === fixed + a.length && removed + inserted <= Math.max(16, a.length / 2)) {
-    for (let i = head; i < head + removed; i++) lines.push(`delete rule ${t} forward handle ${handles[fixed + i]}`);
-    // Each `add … position H` lands right after H: adding the new rules last to first leaves
-    // them in order between the common head and tail.
-    const anchor = handles[fixed + head - 1];
-    for (let i = head + inserted - 1; i >= head; i--) lines.push(`add rule ${t} forward position ${anchor} ${b[i]}`);
+    const keptA = new Set(kept.values());
+    for (let i = 0; i < a.length; i++) if (!keptA.has(i)) lines.push(`delete rule ${t} forward handle ${handles[fixed + i]}`);
+    // A new rule goes right before the next kept rule (`insert … position H` lands before H; a
+    // run of new rules inserted in order before one H stays in order), or at the chain's end.
+    const before: (number | null)[] = new Array(b.length).fill(null);
+    let nextHandle: number | null = null;
+    for (let j = b.length - 1; j >= 0; j--) {
+      const i = kept.get(j);
+      if (i !== undefined) nextHandle = handles[fixed + i];
+      else before[j] = nextHandle;
+    }
+    for (let j = 0; j < b.length; j++) {
+      if (kept.has(j)) continue;
+      const h = before[j];
+      lines.push(h === null ? `add rule ${t} forward ${b[j]}` : `insert rule ${t} forward position ${h} ${b[j]}`);
+    }
   } else {
     lines.push(`flush chain ${t} forward`);
     for (const r of [...fixedForward(next.ifname), ...b]) lines.push(`add rule ${t} forward ${r}`);

@@ -224,8 +224,9 @@ describe("InterfaceManager", () => {
     // Table, then the peer, then (not holding the peer back) the listing.
     expect(calls.indexOf("nft -f (table inet defguard_wg_t)")).toBeLessThan(calls.indexOf(`+${key(2).slice(0, 4)}`));
     expect(listings).toEqual([`-a inet defguard_wg_t (after ${calls.length} calls)`]);
-    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: { ...FW, rules: [...FW.rules, { id: 2, protocols: ["UDP"], verdict: "ALLOW" }] } });
-    expect(vi.mocked(nftApply).mock.calls.at(-1)![0]).toBe("add rule inet defguard_wg_t forward position 4 meta nfproto ipv4 meta l4proto udp accept\n");
+    await manager.applyUpdate({ update_type: "MODIFY", update: "firewall_config", firewall_config: { ...FW, rules: [{ id: 2, protocols: ["UDP"], verdict: "ALLOW" }, ...FW.rules] } });
+    // A new first rule goes before the kept one, found by its handle.
+    expect(vi.mocked(nftApply).mock.calls.at(-1)![0]).toBe("insert rule inet defguard_wg_t forward position 4 meta nfproto ipv4 meta l4proto udp accept\n");
     await manager.whenIdle();
     // A state report reads the live table and compares it with the listing after the last apply.
     listing = `${listing}# changed`;
