@@ -28,11 +28,15 @@ export function agentEnv({ token, grpcUrl }: GatewaySetupValues): string {
   ].join("\n");
 }
 
-/** `npm run gateway` with the env file: Node reads it before the agent starts (node >= 20.6). */
+/**
+ * The agent with the env file: Node reads it before the agent starts (node >= 20.6).
+ * scripts/start.mjs compiles dist/gateway.js when it is missing or stale and runs it in the same
+ * process, so no TypeScript loader runs beside the agent.
+ */
 export function agentCommand(): string {
   return [
     "# From the console's source directory, as root (WireGuard and nftables need it):",
-    `node --env-file=${AGENT_ENV_FILE} --import tsx gateway/index.ts`,
+    `node --env-file=${AGENT_ENV_FILE} scripts/start.mjs gateway`,
     "",
     "# or, the same through npm:",
     `set -a && . ./${AGENT_ENV_FILE} && set +a && npm run gateway`,
