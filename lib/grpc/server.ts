@@ -48,6 +48,23 @@ const internal: Refusal = { code: grpc.status.INTERNAL, details: "internal error
  */
 const moduleDisabled = (mod: ModuleName): Refusal => ({ code: grpc.status.PERMISSION_DENIED, details: MODULE_DISABLED_MSG[mod] });
 
+/**
+ * A switched-off module's refusals repeat with every retry of every gateway or worker: one log
+ * line per key (location or worker call) every REFUSAL_LOG_MS, saying how many were not logged.
+ */
+const REFUSAL_LOG_MS = 5 * 60_000;
+const refusalsLogged = new Map<string, { at: number; quiet: number }>();
+function warnRefusal(key: string, message: string): void {
+  const now = Date.now();
+  const last = refusalsLogged.get(key);
+  if (last && now - last.at < REFUSAL_LOG_MS) {
+    last.quiet++;
+    return;
+  }
+  console.warn(last?.quiet ? `${message} (and ${last.quiet} more refused since the last such line)` : message);
+  refusalsLogged.set(key, { at: now, quiet: 0 });
+}
+
 async function moduleRefusal(mod: ModuleName): Promise<Refusal | null> {
   return (await disabledModules()).includes(mod) ? moduleDisabled(mod) : null;
 }
@@ -84,7 +101,7 @@ async function authenticate(kind: string, call: { metadata: grpc.Metadata; getPe
     return internal;
   }
   if (off) {
-    console.warn(`[grpc] ${kind}: refused call from ${call.getPeer()} (location ${auth.locationId}): ${off.details}`);
+    warnRefusal(`location ${auth.locationId}`, `[grpc] ${kind}: refused call from ${call.getPeer()} (location ${auth.locationId}): ${off.details}`);
     return off;
   }
   return {
@@ -370,7 +387,7 @@ function workerCall<T>(kind: string, call: { metadata: grpc.Metadata; getPeer():
   moduleRefusal("worker")
     .then(async (off) => {
       if (off) {
-        console.warn(`[grpc] worker ${kind}: refused call from ${call.getPeer()}: ${off.details}`);
+        warnRefusal(`worker ${kind}`, `[grpc] worker ${kind}: refused call from ${call.getPeer()}: ${off.details}`);
         return cb(off);
       }
       const refusal = await workerCallRefusal();
