@@ -38,8 +38,8 @@ import type { RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { firewallTableName } from "../../gateway/firewall";
 import type { Api } from "./api";
-import { buildAndMakeTempDir, cleanUp, cleanUpOnExit, expectNothingLeft, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent } from "./harness";
-import { addNamespaces, gwPeers, must, netTestsUnavailable, nsExec, nsMust, Resources, sleep, until, veth } from "./netns";
+import { setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun } from "./harness";
+import { gwPeers, must, netTestsUnavailable, nsExec, nsMust, Resources, sleep, until, veth } from "./netns";
 
 const unavailable = netTestsUnavailable() ?? (spawnSync("sh", ["-c", "command -v nft && command -v bash && command -v timeout"], { stdio: "ignore" }).status !== 0 ? "missing nft, bash or timeout" : null);
 if (unavailable) console.log(`[net-acl] skipping the ACL network tests: ${unavailable}`);
@@ -70,7 +70,6 @@ let agent: ChildProcess | null = null;
 let agentExit: Promise<number | null> = Promise.resolve(null);
 let agentLog = "";
 let locationId = 0;
-let removeSignalHandlers = () => {};
 
 const log = (msg: string) => console.log(`[net-acl] ${msg}`);
 
@@ -175,10 +174,7 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
   stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    removeSignalHandlers = cleanUpOnExit(res, () => server);
-    tmp = await buildAndMakeTempDir(res, root, "defguard-net-acl-", log);
-
-    await addNamespaces(res, Object.values(NS));
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-acl-", namespaces: Object.values(NS), currentConsole: () => server, log });
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS.gw, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-t0-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client", cidr: "198.51.100.1/26" }, { ns: NS.client, name: "to-gw", cidr: "198.51.100.2/26" }, `dgt-t1-${sfx}`, `dgt-t2-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client2", cidr: "198.51.100.65/26" }, { ns: NS.client2, name: "to-gw", cidr: "198.51.100.66/26" }, `dgt-t3-${sfx}`, `dgt-t4-${sfx}`);
@@ -250,8 +246,7 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
   afterAll(async () => {
     await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    cleanUp(res, removeSignalHandlers, log);
-    await expectNothingLeft(Object.values(NS), sfx);
+    await tearDownRun(res, log, Object.values(NS), sfx);
   }, 60_000);
 
   const all = (c: Client, allowed: boolean): Expect[] =>

@@ -26,8 +26,8 @@ import type { RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { currentStep, totpCodeAt } from "../../lib/mfa/totp";
 import { Api } from "./api";
-import { agentHealth, buildAndMakeTempDir, cleanUp, cleanUpOnExit, consoleQuery, expectNothingLeft, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent } from "./harness";
-import { addNamespaces, gwPeers, netTestsUnavailable, nsExec, nsMust, pingCommand, Resources, sleep, until, veth } from "./netns";
+import { agentHealth, consoleQuery, setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun } from "./harness";
+import { gwPeers, netTestsUnavailable, nsExec, nsMust, pingCommand, Resources, sleep, until, veth } from "./netns";
 
 const unavailable = netTestsUnavailable();
 if (unavailable) console.log(`[net] skipping the location MFA namespace test: ${unavailable}`);
@@ -52,7 +52,6 @@ let api: Api;
 let agent: ChildProcess | null = null;
 let agentExit: Promise<number | null> = Promise.resolve(null);
 let agentLog = "";
-let removeSignalHandlers = () => {};
 
 const log = (msg: string) => console.log(`[net] ${msg}`);
 
@@ -111,9 +110,7 @@ describe.skipIf(unavailable !== null)("location MFA through the gateway agent (n
   stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    removeSignalHandlers = cleanUpOnExit(res, () => server);
-    tmp = await buildAndMakeTempDir(res, root, "defguard-net-mfa-", log);
-    await addNamespaces(res, Object.values(NS));
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-mfa-", namespaces: Object.values(NS), currentConsole: () => server, log });
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS.gw, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-t0-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client", cidr: "198.51.100.1/26" }, { ns: NS.client, name: "to-gw", cidr: "198.51.100.2/26" }, `dgt-t1-${sfx}`, `dgt-t2-${sfx}`);
     ({ server, grpcPort } = await startConsole(root, tmp, CONSOLE_HOST));
@@ -124,8 +121,7 @@ describe.skipIf(unavailable !== null)("location MFA through the gateway agent (n
     await nsExec(NS.client, "wg-quick", ["down", join(tmp, `${CLIENT_IF}.conf`)], { env: WG_ENV }).catch(() => {});
     await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    cleanUp(res, removeSignalHandlers, log);
-    await expectNothingLeft(Object.values(NS), sfx);
+    await tearDownRun(res, log, Object.values(NS), sfx);
   }, 60_000);
 
   it("a device of an internal-MFA location is no peer and gets no tunnel before the MFA step", async () => {

@@ -23,8 +23,8 @@ import type { RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { firewallTableName } from "../../gateway/firewall";
 import type { Api } from "./api";
-import { buildAndMakeTempDir, cleanUp, cleanUpOnExit, expectNothingLeft, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent } from "./harness";
-import { addNamespaces, gwPeers, netTestsUnavailable, nsMust, Resources, sh, sleep, until, veth } from "./netns";
+import { setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun } from "./harness";
+import { gwPeers, netTestsUnavailable, nsMust, Resources, sh, sleep, until, veth } from "./netns";
 
 const unavailable = netTestsUnavailable();
 if (unavailable) console.log(`[net] skipping the drift namespace test: ${unavailable}`);
@@ -47,7 +47,6 @@ let agentExit: Promise<number | null> = Promise.resolve(null);
 let agentLog = "";
 let locationId = 0;
 let locationBody: Record<string, unknown> = {};
-let removeSignalHandlers = () => {};
 
 const log = (msg: string) => console.log(`[net] ${msg}`);
 
@@ -68,9 +67,7 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
   stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    removeSignalHandlers = cleanUpOnExit(res, () => server);
-    tmp = await buildAndMakeTempDir(res, root, "defguard-net-drift-", log);
-    await addNamespaces(res, [NS_GW]);
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-drift-", namespaces: [NS_GW], currentConsole: () => server, log });
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS_GW, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-dt0-${sfx}`);
     let grpcPort: number;
     ({ server, grpcPort } = await startConsole(root, tmp, CONSOLE_HOST));
@@ -110,8 +107,7 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
   afterAll(async () => {
     await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    cleanUp(res, removeSignalHandlers, log);
-    await expectNothingLeft([NS_GW], sfx);
+    await tearDownRun(res, log, [NS_GW], sfx);
   }, 60_000);
 
   it("the agent applies the configuration and acknowledges it: in_sync", async () => {

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, expect } from "vitest";
 import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
 import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
 import { Api } from "./api";
-import { pidAlive, sh, sleep, type Resources } from "./netns";
+import { addNamespaces, pidAlive, sh, sleep, type Resources } from "./netns";
 
 type Log = (msg: string) => void;
 export type ConsoleOptions = Parameters<typeof startServer>[0];
@@ -27,12 +27,14 @@ export function stopConsoleSync(server: RunningServer | null): void {
   if (pidAlive(pid)) killTree(pid, "SIGKILL");
 }
 
+/** The SIGINT/SIGTERM handlers `cleanUpOnExit` installed for a run, for `tearDownRun` to take off. */
+const signalHandlers = new WeakMap<Resources, (sig: NodeJS.Signals) => void>();
+
 /**
- * For beforeAll: on process exit, SIGINT or SIGTERM, stop the console that `currentConsole`
- * names at that moment (a test may restart it) and remove everything in `res`. Returns what
- * `cleanUp` needs to take the signal handlers off again.
+ * On process exit, SIGINT or SIGTERM, stop the console that `currentConsole` names at that
+ * moment (a test may restart it) and remove everything in `res`.
  */
-export function cleanUpOnExit(res: Resources, currentConsole: () => RunningServer | null): () => void {
+function cleanUpOnExit(res: Resources, currentConsole: () => RunningServer | null): void {
   const onSignal = (sig: NodeJS.Signals) => {
     res.cleanupSync();
     process.exit(sig === "SIGINT" ? 130 : 143);
@@ -41,21 +43,39 @@ export function cleanUpOnExit(res: Resources, currentConsole: () => RunningServe
   process.once("exit", () => res.cleanupSync());
   process.once("SIGINT", onSignal);
   process.once("SIGTERM", onSignal);
-  return () => {
+  signalHandlers.set(res, onSignal);
+}
+
+/**
+ * The start of a file's beforeAll: clean-up on exit and signals (see `cleanUpOnExit`), installed
+ * before anything can fail; the console built if stale; this run's temporary directory (returned,
+ * removed with `res`); and `namespaces` created with their loopback up.
+ */
+export async function setUpRun(
+  res: Resources,
+  o: { root: string; tmpPrefix: string; namespaces: string[]; currentConsole: () => RunningServer | null; log: Log },
+): Promise<string> {
+  cleanUpOnExit(res, o.currentConsole);
+  await ensureBuild({ root: o.root, distDir: E2E_DIST_DIR, log: o.log });
+  const tmp = makeTempDir(o.tmpPrefix);
+  res.dirs.push(tmp);
+  await addNamespaces(res, o.namespaces);
+  return tmp;
+}
+
+/**
+ * The end of a file's afterAll (after its agent and console are stopped): remove everything in
+ * `res`, take the signal handlers off, log what clean-up had to force, then check that none of
+ * `namespaces` and no root-namespace link named with `-<sfx>` is left.
+ */
+export async function tearDownRun(res: Resources, log: Log, namespaces: string[], sfx: string): Promise<void> {
+  const notes = res.cleanupSync();
+  const onSignal = signalHandlers.get(res);
+  if (onSignal) {
     process.removeListener("SIGINT", onSignal);
     process.removeListener("SIGTERM", onSignal);
-  };
-}
-
-/** For afterAll: remove everything in `res`, take the signal handlers off, and log what clean-up had to force. */
-export function cleanUp(res: Resources, removeSignalHandlers: () => void, log: Log): void {
-  const notes = res.cleanupSync();
-  removeSignalHandlers();
+  }
   for (const n of notes) log(n);
-}
-
-/** For afterAll, after `cleanUp`: none of `namespaces` and no root-namespace link named with `-<sfx>` is left. */
-export async function expectNothingLeft(namespaces: string[], sfx: string): Promise<void> {
   const left = await sh("ip", ["netns", "list"]);
   expect(
     namespaces.filter((n) => left.stdout.includes(n)),
@@ -82,14 +102,6 @@ export function stopAfterFirstFailure(agentLog: () => string, log: Log): void {
       if (file) log(`agent log (tail):\n${readFileSync(file, "utf8").slice(-4000)}`);
     }
   });
-}
-
-/** Build the console if stale, then make this run's temporary directory (removed with `res`). */
-export async function buildAndMakeTempDir(res: Resources, root: string, prefix: string, log: Log): Promise<string> {
-  await ensureBuild({ root, distDir: E2E_DIST_DIR, log });
-  const tmp = makeTempDir(prefix);
-  res.dirs.push(tmp);
-  return tmp;
 }
 
 /**

@@ -27,9 +27,8 @@ import { startServer, type RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { buildFirewall } from "../../gateway/firewall";
 import type { Api } from "./api";
-import { agentHealth, buildAndMakeTempDir, cleanUp, cleanUpOnExit, consoleQuery, expectNothingLeft, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, type ConsoleOptions } from "./harness";
+import { agentHealth, consoleQuery, setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun, type ConsoleOptions } from "./harness";
 import {
-  addNamespaces,
   gwPeers,
   ifindex,
   must,
@@ -60,7 +59,6 @@ const res = new Resources();
 let tmp = "";
 let server: RunningServer | null = null;
 let serverOpts: ConsoleOptions;
-let removeSignalHandlers = () => {};
 let api: Api;
 let agent: ChildProcess | null = null;
 let agentExit: Promise<number | null> = Promise.resolve(null);
@@ -180,13 +178,9 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
   stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    // The console handle changes when a test restarts it: the exit path stops the current one.
-    removeSignalHandlers = cleanUpOnExit(res, () => server);
-    tmp = await buildAndMakeTempDir(res, root, "defguard-net-", log);
+    // Topology. The console handle changes when a test restarts it: the exit path stops the current one.
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-", namespaces: Object.values(NS), currentConsole: () => server, log });
     hooksLog = join(tmp, "hooks.log");
-
-    // Topology.
-    await addNamespaces(res, Object.values(NS));
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS.gw, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-t0-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client", cidr: "198.51.100.1/26" }, { ns: NS.client, name: "to-gw", cidr: "198.51.100.2/26" }, `dgt-t1-${sfx}`, `dgt-t2-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client2", cidr: "198.51.100.65/26" }, { ns: NS.client2, name: "to-gw", cidr: "198.51.100.66/26" }, `dgt-t3-${sfx}`, `dgt-t4-${sfx}`);
@@ -203,8 +197,7 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
   afterAll(async () => {
     await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    cleanUp(res, removeSignalHandlers, log);
-    await expectNothingLeft(Object.values(NS), sfx);
+    await tearDownRun(res, log, Object.values(NS), sfx);
   }, 60_000);
 
   it("brings device A's tunnel up through the agent and pings the gateway", async () => {
