@@ -28,18 +28,18 @@
  * links, all removed in afterAll and on exit. Run alone:
  *   flock /tmp/dgt-net.lock npx vitest run -c vitest.net.config.ts e2e/net/acl.test.ts
  */
-import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
-import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { firewallTableName } from "../../gateway/firewall";
-import { Api } from "./api";
-import { gwPeers, must, netTestsUnavailable, nsExec, nsMust, pidAlive, Resources, sh, sleep, until, veth } from "./netns";
+import type { Api } from "./api";
+import { setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun } from "./harness";
+import { gwPeers, must, netTestsUnavailable, nsExec, nsMust, Resources, sleep, until, veth } from "./netns";
 
 const unavailable = netTestsUnavailable() ?? (spawnSync("sh", ["-c", "command -v nft && command -v bash && command -v timeout"], { stdio: "ignore" }).status !== 0 ? "missing nft, bash or timeout" : null);
 if (unavailable) console.log(`[net-acl] skipping the ACL network tests: ${unavailable}`);
@@ -66,24 +66,12 @@ const res = new Resources();
 let tmp = "";
 let server: RunningServer | null = null;
 let api: Api;
-let agentPid = 0;
+let agent: ChildProcess | null = null;
+let agentExit: Promise<number | null> = Promise.resolve(null);
 let agentLog = "";
 let locationId = 0;
 
 const log = (msg: string) => console.log(`[net-acl] ${msg}`);
-
-function stopConsoleSync() {
-  const pid = server?.pid;
-  if (!pid || !pidAlive(pid)) return;
-  process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + 12_000;
-  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
-  if (pidAlive(pid)) killTree(pid, "SIGKILL");
-}
-const onSignal = (sig: NodeJS.Signals) => {
-  res.cleanupSync();
-  process.exit(sig === "SIGINT" ? 130 : 143);
-};
 
 interface Client {
   user: string;
@@ -183,31 +171,10 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
   let alice: Client;
   let bob: Client;
   let groupRuleId = 0;
-  let broken = false;
-  beforeEach((ctx) => {
-    if (broken) ctx.skip();
-  });
-  afterEach((ctx) => {
-    if (ctx.task.result?.state === "fail") {
-      broken = true;
-      if (agentLog) log(`agent log (tail):\n${readFileSync(agentLog, "utf8").slice(-4000)}`);
-    }
-  });
+  stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    res.extra.push(stopConsoleSync);
-    process.once("exit", () => res.cleanupSync());
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-    await ensureBuild({ root, distDir: E2E_DIST_DIR, log });
-    tmp = makeTempDir("defguard-net-acl-");
-    res.dirs.push(tmp);
-
-    for (const ns of Object.values(NS)) {
-      await must("ip", ["netns", "add", ns]);
-      res.namespaces.push(ns);
-      await must("ip", ["-n", ns, "link", "set", "lo", "up"]);
-    }
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-acl-", namespaces: Object.values(NS), currentConsole: () => server, log });
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS.gw, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-t0-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client", cidr: "198.51.100.1/26" }, { ns: NS.client, name: "to-gw", cidr: "198.51.100.2/26" }, `dgt-t1-${sfx}`, `dgt-t2-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client2", cidr: "198.51.100.65/26" }, { ns: NS.client2, name: "to-gw", cidr: "198.51.100.66/26" }, `dgt-t3-${sfx}`, `dgt-t4-${sfx}`);
@@ -233,21 +200,9 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
     res.pids.add(child.pid!);
     await until("listeners on A and B", async () => (readFileSync(srvLog, "utf8").match(/listening/g) ?? []).length === 2, 10_000, 50);
 
-    const grpcPort = await freePort();
-    const dataDir = join(tmp, "data");
-    mkdirSync(dataDir);
-    chmodSync(dataDir, 0o755);
-    server = await startServer({
-      root,
-      entry: "server",
-      distDir: E2E_DIST_DIR,
-      dataDir,
-      logFile: join(tmp, "console.log"),
-      port: await freePort(),
-      env: { DEFGUARD_GRPC_PORT: String(grpcPort), DEFGUARD_GRPC_HOST: CONSOLE_HOST, DEFGUARD_ACL_EXPIRY_INTERVAL: String(EXPIRY_INTERVAL_S) },
-    });
-    api = new Api(server.baseURL);
-    await api.signIn("admin", server.adminPassword!);
+    let grpcPort: number;
+    ({ server, grpcPort } = await startConsole(root, tmp, CONSOLE_HOST, { DEFGUARD_ACL_EXPIRY_INTERVAL: String(EXPIRY_INTERVAL_S) }));
+    api = await signInAdmin(server);
 
     const loc = await api.ok<{ id: number }>("POST", "/network", locBody(false, false));
     locationId = loc.id;
@@ -258,24 +213,19 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
 
     const { token } = await api.ok<{ token: string }>("GET", `/network/${locationId}/token`, undefined, 200);
     agentLog = join(tmp, "agent.log");
-    const afd = openSync(agentLog, "a");
-    const agent = spawn("ip", ["netns", "exec", NS.gw, process.execPath, "--import", "tsx", "gateway/index.ts"], {
-      cwd: root,
-      stdio: ["ignore", afd, afd],
+    ({ child: agent, exited: agentExit } = spawnAgent(res, {
+      root,
+      ns: NS.gw,
+      logFile: agentLog,
+      token,
+      grpcUrl: `http://${CONSOLE_HOST}:${grpcPort}`,
+      ifname: IF,
       env: {
-        ...process.env,
-        DEFGUARD_TOKEN: token,
-        DEFGUARD_GRPC_URL: `http://${CONSOLE_HOST}:${grpcPort}`,
-        DEFGUARD_IFNAME: IF,
-        DEFGUARD_USERSPACE: "1",
         HEALTH_PORT: String(HEALTH_PORT),
         DEFGUARD_HOSTNAME: NS.gw,
         DEFGUARD_STATE_REPORT_PERIOD: "2",
       },
-    });
-    closeSync(afd);
-    agentPid = agent.pid!;
-    res.pids.add(agentPid);
+    }));
     await until(
       "the agent's interface with both addresses",
       async () => {
@@ -294,18 +244,9 @@ describe.skipIf(unavailable !== null)("ACL enforced by the gateway agent (networ
   }, 20 * 60_000);
 
   afterAll(async () => {
-    if (agentPid && pidAlive(agentPid)) process.kill(agentPid, "SIGTERM");
-    const deadline = Date.now() + 8000;
-    while (agentPid && pidAlive(agentPid) && Date.now() < deadline) await sleep(100);
+    await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    const notes = res.cleanupSync();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    for (const n of notes) log(n);
-    const left = await sh("ip", ["netns", "list"]);
-    expect(Object.values(NS).filter((n) => left.stdout.includes(n)), "namespaces left behind").toEqual([]);
-    const links = await sh("ip", ["-o", "link", "show"]);
-    expect(links.stdout.includes(`-${sfx}`), "links left behind in the root namespace").toBe(false);
+    await tearDownRun(res, log, Object.values(NS), sfx);
   }, 60_000);
 
   const all = (c: Client, allowed: boolean): Expect[] =>

@@ -17,18 +17,17 @@
  * Same address plan as tunnel.test.ts (see its header: the host's eth0 may be in 192.0.2.0/24,
  * so nothing here uses it): run one network test at a time, under `flock /tmp/dgt-net.lock`.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
-import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { currentStep, totpCodeAt } from "../../lib/mfa/totp";
 import { Api } from "./api";
-import { gwPeers, must, netTestsUnavailable, nsExec, nsMust, pidAlive, pingCommand, Resources, sh, sleep, until, veth } from "./netns";
+import { agentHealth, consoleQuery, setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun } from "./harness";
+import { gwPeers, netTestsUnavailable, nsExec, nsMust, pingCommand, Resources, sleep, until, veth } from "./netns";
 
 const unavailable = netTestsUnavailable();
 if (unavailable) console.log(`[net] skipping the location MFA namespace test: ${unavailable}`);
@@ -56,45 +55,14 @@ let agentLog = "";
 
 const log = (msg: string) => console.log(`[net] ${msg}`);
 
-function stopConsoleSync() {
-  const pid = server?.pid;
-  if (!pid || !pidAlive(pid)) return;
-  process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + 12_000;
-  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
-  if (pidAlive(pid)) killTree(pid, "SIGKILL");
-}
-
-const onSignal = (sig: NodeJS.Signals) => {
-  res.cleanupSync();
-  process.exit(sig === "SIGINT" ? 130 : 143);
-};
-
-async function health(): Promise<number | null> {
-  try {
-    const r = await fetch(`http://${GW_HOST}:${HEALTH_PORT}/`, { signal: AbortSignal.timeout(2000) });
-    await r.arrayBuffer();
-    return r.status;
-  } catch {
-    return null;
-  }
-}
+const health = () => agentHealth(GW_HOST, HEALTH_PORT);
 
 async function pingOk(dest: string, count = 3): Promise<boolean> {
   const r = await nsExec(NS.client, ping[0], [...ping.slice(1), "-c", String(count), "-W", "2", dest], { timeoutMs: 20_000 });
   return r.code === 0;
 }
 
-async function dbQuery<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const secrets = JSON.parse(readFileSync(join(server!.dataDir, "secrets.json"), "utf8")) as { embeddedDbPassword: string };
-  const c = new pg.Client({ host: "127.0.0.1", port: server!.dbPort!, user: "defguard", password: secrets.embeddedDbPassword, database: "defguard" });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const dbQuery = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) => consoleQuery<T>(server!, sql, params);
 
 /** The answer of a public (proxy) endpoint: status and JSON. */
 async function proxyPost(path: string, body: unknown): Promise<{ status: number; json: any }> {
@@ -105,26 +73,22 @@ async function proxyPost(path: string, body: unknown): Promise<{ status: number;
 
 function startAgent(token: string, grpcPort: number) {
   agentLog = join(tmp, "agent.log");
-  const fd = openSync(agentLog, "a");
-  const child = spawn("ip", ["netns", "exec", NS.gw, process.execPath, "--import", "tsx", "gateway/index.ts"], {
-    cwd: root,
-    stdio: ["ignore", fd, fd],
+  const { child, exited } = spawnAgent(res, {
+    root,
+    ns: NS.gw,
+    logFile: agentLog,
+    token,
+    grpcUrl: `http://${CONSOLE_HOST}:${grpcPort}`,
+    ifname: IF,
     env: {
-      ...process.env,
-      DEFGUARD_TOKEN: token,
-      DEFGUARD_GRPC_URL: `http://${CONSOLE_HOST}:${grpcPort}`,
-      DEFGUARD_IFNAME: IF,
-      DEFGUARD_USERSPACE: "1",
       DEFGUARD_STATS_PERIOD: "2",
       HEALTH_PORT: String(HEALTH_PORT),
       DEFGUARD_HOSTNAME: NS.gw,
       DEFGUARD_GATEWAY_NAME: "net-mfa",
     },
   });
-  closeSync(fd);
-  res.pids.add(child.pid!);
   agent = child;
-  agentExit = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  agentExit = exited;
 }
 
 /** The gateway's preshared key for a peer ("(none)" without one). */
@@ -135,7 +99,6 @@ async function gwPsk(pubkey: string): Promise<string | null> {
 }
 
 describe.skipIf(unavailable !== null)("location MFA through the gateway agent (network namespaces)", () => {
-  let broken = false;
   let locationId = 0;
   let locationPubkey = "";
   let grpcPort = 0;
@@ -144,61 +107,21 @@ describe.skipIf(unavailable !== null)("location MFA through the gateway agent (n
   let configText = "";
   const keys = generateKeyPair();
   let psk = "";
-  beforeEach((ctx) => {
-    if (broken) ctx.skip();
-  });
-  afterEach((ctx) => {
-    if (ctx.task.result?.state === "fail") {
-      broken = true;
-      if (agentLog) log(`agent log (tail):\n${readFileSync(agentLog, "utf8").slice(-4000)}`);
-    }
-  });
+  stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    res.extra.push(stopConsoleSync);
-    process.once("exit", () => res.cleanupSync());
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-    await ensureBuild({ root, distDir: E2E_DIST_DIR, log });
-    tmp = makeTempDir("defguard-net-mfa-");
-    res.dirs.push(tmp);
-    for (const ns of Object.values(NS)) {
-      await must("ip", ["netns", "add", ns]);
-      res.namespaces.push(ns);
-      await must("ip", ["-n", ns, "link", "set", "lo", "up"]);
-    }
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-mfa-", namespaces: Object.values(NS), currentConsole: () => server, log });
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS.gw, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-t0-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client", cidr: "198.51.100.1/26" }, { ns: NS.client, name: "to-gw", cidr: "198.51.100.2/26" }, `dgt-t1-${sfx}`, `dgt-t2-${sfx}`);
-    grpcPort = await freePort();
-    const dataDir = join(tmp, "data");
-    mkdirSync(dataDir);
-    chmodSync(dataDir, 0o755);
-    server = await startServer({
-      root,
-      entry: "server",
-      distDir: E2E_DIST_DIR,
-      dataDir,
-      logFile: join(tmp, "console.log"),
-      port: await freePort(),
-      env: { DEFGUARD_GRPC_PORT: String(grpcPort), DEFGUARD_GRPC_HOST: CONSOLE_HOST },
-    });
-    api = new Api(server.baseURL);
-    await api.signIn("admin", server.adminPassword!);
+    ({ server, grpcPort } = await startConsole(root, tmp, CONSOLE_HOST));
+    api = await signInAdmin(server);
   }, 20 * 60_000);
 
   afterAll(async () => {
     await nsExec(NS.client, "wg-quick", ["down", join(tmp, `${CLIENT_IF}.conf`)], { env: WG_ENV }).catch(() => {});
-    if (agent && agent.exitCode === null) agent.kill("SIGTERM");
-    await Promise.race([agentExit, sleep(8000)]);
+    await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    const notes = res.cleanupSync();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    for (const n of notes) log(n);
-    const left = await sh("ip", ["netns", "list"]);
-    expect(Object.values(NS).filter((n) => left.stdout.includes(n)), "namespaces left behind").toEqual([]);
-    const links = await sh("ip", ["-o", "link", "show"]);
-    expect(links.stdout.includes(`-${sfx}`), "links left behind in the root namespace").toBe(false);
+    await tearDownRun(res, log, Object.values(NS), sfx);
   }, 60_000);
 
   it("a device of an internal-MFA location is no peer and gets no tunnel before the MFA step", async () => {

@@ -14,18 +14,17 @@
  * 198.51.100.0/24, never 192.0.2.0/24 (the host's own network). No client tunnels are needed:
  * peers are devices with keys made here. Run under `flock /tmp/dgt-net.lock`.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
-import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { firewallTableName } from "../../gateway/firewall";
-import { Api } from "./api";
-import { gwPeers, must, netTestsUnavailable, nsMust, pidAlive, Resources, sh, sleep, until, veth } from "./netns";
+import type { Api } from "./api";
+import { setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun } from "./harness";
+import { gwPeers, netTestsUnavailable, nsMust, Resources, sh, sleep, until, veth } from "./netns";
 
 const unavailable = netTestsUnavailable();
 if (unavailable) console.log(`[net] skipping the drift namespace test: ${unavailable}`);
@@ -51,21 +50,6 @@ let locationBody: Record<string, unknown> = {};
 
 const log = (msg: string) => console.log(`[net] ${msg}`);
 
-/** Exit-handler path: SIGTERM the console (it stops its PostgreSQL), then kill what is left of its tree. */
-function stopConsoleSync() {
-  const pid = server?.pid;
-  if (!pid || !pidAlive(pid)) return;
-  process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + 12_000;
-  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
-  if (pidAlive(pid)) killTree(pid, "SIGKILL");
-}
-
-const onSignal = (sig: NodeJS.Signals) => {
-  res.cleanupSync();
-  process.exit(sig === "SIGINT" ? 130 : 143);
-};
-
 interface GatewayRow {
   hostname: string;
   expected_revision: number;
@@ -80,44 +64,14 @@ const setAutoRepair = (on: boolean) => api.ok("PUT", `/network/${locationId}/gat
 
 describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's back (network namespace)", () => {
   const keys = [generateKeyPair().publicKey, generateKeyPair().publicKey];
-  let broken = false;
-  beforeEach((ctx) => {
-    if (broken) ctx.skip();
-  });
-  afterEach((ctx) => {
-    if (ctx.task.result?.state === "fail") {
-      broken = true;
-      if (agentLog) log(`agent log (tail):\n${readFileSync(agentLog, "utf8").slice(-4000)}`);
-    }
-  });
+  stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    res.extra.push(stopConsoleSync);
-    process.once("exit", () => res.cleanupSync());
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-    await ensureBuild({ root, distDir: E2E_DIST_DIR, log });
-    tmp = makeTempDir("defguard-net-drift-");
-    res.dirs.push(tmp);
-    await must("ip", ["netns", "add", NS_GW]);
-    res.namespaces.push(NS_GW);
-    await must("ip", ["-n", NS_GW, "link", "set", "lo", "up"]);
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-drift-", namespaces: [NS_GW], currentConsole: () => server, log });
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS_GW, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-dt0-${sfx}`);
-    const grpcPort = await freePort();
-    const dataDir = join(tmp, "data");
-    mkdirSync(dataDir);
-    chmodSync(dataDir, 0o755);
-    server = await startServer({
-      root,
-      entry: "server",
-      distDir: E2E_DIST_DIR,
-      dataDir,
-      logFile: join(tmp, "console.log"),
-      port: await freePort(),
-      env: { DEFGUARD_GRPC_PORT: String(grpcPort), DEFGUARD_GRPC_HOST: CONSOLE_HOST },
-    });
-    api = new Api(server.baseURL);
-    await api.signIn("admin", server.adminPassword!);
+    let grpcPort: number;
+    ({ server, grpcPort } = await startConsole(root, tmp, CONSOLE_HOST));
+    api = await signInAdmin(server);
 
     locationBody = {
       name: `dgt-drift-${sfx}`,
@@ -135,39 +89,25 @@ describe.skipIf(unavailable !== null)("drift: a peer removed behind the agent's 
 
     const { token } = await api.ok<{ token: string }>("GET", `/network/${locationId}/token`, undefined, 200);
     agentLog = join(tmp, "agent.log");
-    const fd = openSync(agentLog, "a");
-    const child = spawn("ip", ["netns", "exec", NS_GW, process.execPath, "--import", "tsx", "gateway/index.ts"], {
-      cwd: root,
-      stdio: ["ignore", fd, fd],
+    ({ child: agent, exited: agentExit } = spawnAgent(res, {
+      root,
+      ns: NS_GW,
+      logFile: agentLog,
+      token,
+      grpcUrl: `http://${CONSOLE_HOST}:${grpcPort}`,
+      ifname: IF,
       env: {
-        ...process.env,
-        DEFGUARD_TOKEN: token,
-        DEFGUARD_GRPC_URL: `http://${CONSOLE_HOST}:${grpcPort}`,
-        DEFGUARD_IFNAME: IF,
-        DEFGUARD_USERSPACE: "1",
         DEFGUARD_HOSTNAME: NS_GW,
         DEFGUARD_STATE_REPORT_PERIOD: String(REPORT_PERIOD_S),
         DEFGUARD_TEARDOWN_ON_EXIT: "1",
       },
-    });
-    closeSync(fd);
-    res.pids.add(child.pid!);
-    agent = child;
-    agentExit = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+    }));
   }, 20 * 60_000);
 
   afterAll(async () => {
-    if (agent && agent.exitCode === null) agent.kill("SIGTERM");
-    await Promise.race([agentExit, sleep(8000)]);
+    await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    const notes = res.cleanupSync();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    for (const n of notes) log(n);
-    const left = await sh("ip", ["netns", "list"]);
-    expect(left.stdout.includes(NS_GW), "namespace left behind").toBe(false);
-    const links = await sh("ip", ["-o", "link", "show"]);
-    expect(links.stdout.includes(`-${sfx}`), "links left behind in the root namespace").toBe(false);
+    await tearDownRun(res, log, [NS_GW], sfx);
   }, 60_000);
 
   it("the agent applies the configuration and acknowledges it: in_sync", async () => {

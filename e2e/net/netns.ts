@@ -145,6 +145,18 @@ export class Resources {
   }
 }
 
+/**
+ * Create network namespaces with their loopback up, each registered in `res` (for clean-up)
+ * right after it exists, in the order given.
+ */
+export async function addNamespaces(res: Resources, names: string[]): Promise<void> {
+  for (const ns of names) {
+    await must("ip", ["netns", "add", ns]);
+    res.namespaces.push(ns);
+    await must("ip", ["-n", ns, "link", "set", "lo", "up"]);
+  }
+}
+
 /** Run a command inside a namespace. */
 export function nsExec(ns: string, cmd: string, args: string[], opts: Parameters<typeof sh>[2] = {}): Promise<Sh> {
   return sh("ip", ["netns", "exec", ns, cmd, ...args], opts);

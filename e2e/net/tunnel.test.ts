@@ -17,29 +17,26 @@
  * Only documentation ranges; only namespaces and links named with this run's suffix; all
  * removed in afterAll and on process exit, checked with `ip netns list` at the end.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { chmodSync, mkdirSync, openSync, closeSync, readFileSync, writeFileSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import pg from "pg";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
-import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startServer, type RunningServer } from "../setup/server";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { buildFirewall } from "../../gateway/firewall";
-import { Api } from "./api";
+import type { Api } from "./api";
+import { agentHealth, consoleQuery, setUpRun, signInAdmin, spawnAgent, startConsole, stopAfterFirstFailure, stopAgent, tearDownRun, type ConsoleOptions } from "./harness";
 import {
   gwPeers,
   ifindex,
   must,
   netTestsUnavailable,
   nsExec,
-  pidAlive,
   nsMust,
   pingCommand,
   Resources,
-  sh,
   sleep,
   until,
   veth,
@@ -61,7 +58,7 @@ const res = new Resources();
 
 let tmp = "";
 let server: RunningServer | null = null;
-let serverOpts: Parameters<typeof startServer>[0];
+let serverOpts: ConsoleOptions;
 let api: Api;
 let agent: ChildProcess | null = null;
 let agentExit: Promise<number | null> = Promise.resolve(null);
@@ -93,50 +90,18 @@ function continuousPing(ns: string, dest: string) {
   };
 }
 
-/** Exit-handler path: SIGTERM the console (it stops its PostgreSQL), then kill what is left of its tree. */
-function stopConsoleSync() {
-  const pid = server?.pid;
-  if (!pid || !pidAlive(pid)) return;
-  process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + 12_000;
-  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
-  if (pidAlive(pid)) killTree(pid, "SIGKILL");
-}
-
-const onSignal = (sig: NodeJS.Signals) => {
-  res.cleanupSync();
-  process.exit(sig === "SIGINT" ? 130 : 143);
-};
-
 function log(msg: string) {
   console.log(`[net] ${msg}`);
 }
 
-async function health(): Promise<number | null> {
-  try {
-    const r = await fetch(`http://${GW_HOST}:${HEALTH_PORT}/`, { signal: AbortSignal.timeout(2000) });
-    await r.arrayBuffer();
-    return r.status;
-  } catch {
-    return null;
-  }
-}
+const health = () => agentHealth(GW_HOST, HEALTH_PORT);
 
 async function pingOk(ns: string, dest: string, count = 3): Promise<boolean> {
   const r = await nsExec(ns, ping[0], [...ping.slice(1), "-c", String(count), "-W", "2", dest], { timeoutMs: 20_000 });
   return r.code === 0;
 }
 
-async function dbQuery<T = Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> {
-  const secrets = JSON.parse(readFileSync(join(server!.dataDir, "secrets.json"), "utf8")) as { embeddedDbPassword: string };
-  const c = new pg.Client({ host: "127.0.0.1", port: server!.dbPort!, user: "defguard", password: secrets.embeddedDbPassword, database: "defguard" });
-  await c.connect();
-  try {
-    return (await c.query(sql, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const dbQuery = <T = Record<string, unknown>>(sql: string, params: unknown[] = []) => consoleQuery<T>(server!, sql, params);
 
 /** A device for a user, with a key pair made here; its wg-quick config brought up in `ns`. */
 async function joinDevice(username: string, name: string, ns: string, ifname: string) {
@@ -178,17 +143,15 @@ async function setUserActive(username: string, active: boolean) {
 function startAgent(token: string, grpcPort: number, extraEnv: Record<string, string> = {}) {
   const logFile = join(tmp, "agent.log");
   agentLog = logFile;
-  const fd = openSync(logFile, "a");
   const hook = (name: string) => `echo ${name} >> ${hooksLog}`;
-  const child = spawn("ip", ["netns", "exec", NS.gw, process.execPath, "--import", "tsx", "gateway/index.ts"], {
-    cwd: root,
-    stdio: ["ignore", fd, fd],
+  const { child, exited } = spawnAgent(res, {
+    root,
+    ns: NS.gw,
+    logFile,
+    token,
+    grpcUrl: `http://${CONSOLE_HOST}:${grpcPort}`,
+    ifname: IF,
     env: {
-      ...process.env,
-      DEFGUARD_TOKEN: token,
-      DEFGUARD_GRPC_URL: `http://${CONSOLE_HOST}:${grpcPort}`,
-      DEFGUARD_IFNAME: IF,
-      DEFGUARD_USERSPACE: "1",
       DEFGUARD_STATS_PERIOD: "2",
       HEALTH_PORT: String(HEALTH_PORT),
       DEFGUARD_HOSTNAME: NS.gw,
@@ -200,11 +163,8 @@ function startAgent(token: string, grpcPort: number, extraEnv: Record<string, st
       ...extraEnv,
     },
   });
-  closeSync(fd);
-  // `ip netns exec` execs the command: this PID is the agent's node process.
-  res.pids.add(child.pid!);
   agent = child;
-  agentExit = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  agentExit = exited;
   return child;
 }
 
@@ -215,33 +175,12 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
   let wgPid = 0;
   let wgIfindex: number | null = null;
   // The steps build on each other: after a failure the rest are skipped, not failed again.
-  let broken = false;
-  beforeEach((ctx) => {
-    if (broken) ctx.skip();
-  });
-  afterEach((ctx) => {
-    if (ctx.task.result?.state === "fail") {
-      broken = true;
-      if (agentLog) log(`agent log (tail):\n${readFileSync(agentLog, "utf8").slice(-4000)}`);
-    }
-  });
+  stopAfterFirstFailure(() => agentLog, log);
 
   beforeAll(async () => {
-    res.extra.push(stopConsoleSync);
-    process.once("exit", () => res.cleanupSync());
-    process.once("SIGINT", onSignal);
-    process.once("SIGTERM", onSignal);
-    await ensureBuild({ root, distDir: E2E_DIST_DIR, log });
-    tmp = makeTempDir("defguard-net-");
-    res.dirs.push(tmp);
+    // Topology. The console handle changes when a test restarts it: the exit path stops the current one.
+    tmp = await setUpRun(res, { root, tmpPrefix: "defguard-net-", namespaces: Object.values(NS), currentConsole: () => server, log });
     hooksLog = join(tmp, "hooks.log");
-
-    // Topology.
-    for (const ns of Object.values(NS)) {
-      await must("ip", ["netns", "add", ns]);
-      res.namespaces.push(ns);
-      await must("ip", ["-n", ns, "link", "set", "lo", "up"]);
-    }
     await veth(res, { ns: null, name: ROOT_LINK, cidr: `${CONSOLE_HOST}/30` }, { ns: NS.gw, name: "to-root", cidr: `${GW_HOST}/30` }, ROOT_LINK, `dgt-t0-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client", cidr: "198.51.100.1/26" }, { ns: NS.client, name: "to-gw", cidr: "198.51.100.2/26" }, `dgt-t1-${sfx}`, `dgt-t2-${sfx}`);
     await veth(res, { ns: NS.gw, name: "to-client2", cidr: "198.51.100.65/26" }, { ns: NS.client2, name: "to-gw", cidr: "198.51.100.66/26" }, `dgt-t3-${sfx}`, `dgt-t4-${sfx}`);
@@ -250,38 +189,15 @@ describe.skipIf(unavailable !== null)("WireGuard tunnels through the gateway age
     await nsMust(NS.gw, "sysctl", ["-q", "-w", "net.ipv4.ip_forward=1"]);
 
     // Console: HTTP on a free port (the test talks to it on localhost), gRPC only on the root end of the gateway's veth.
-    const grpcPort = await freePort();
-    const dataDir = join(tmp, "data");
-    mkdirSync(dataDir);
-    chmodSync(dataDir, 0o755);
-    serverOpts = {
-      root,
-      entry: "server",
-      distDir: E2E_DIST_DIR,
-      dataDir,
-      logFile: join(tmp, "console.log"),
-      port: await freePort(),
-      env: { DEFGUARD_GRPC_PORT: String(grpcPort), DEFGUARD_GRPC_HOST: CONSOLE_HOST },
-    };
-    server = await startServer(serverOpts);
+    ({ server, options: serverOpts } = await startConsole(root, tmp, CONSOLE_HOST));
     expect(server.adminPassword, "generated admin password in the console log").toBeTruthy();
-    api = new Api(server.baseURL);
-    await api.signIn("admin", server.adminPassword!);
+    api = await signInAdmin(server);
   }, 20 * 60_000);
 
   afterAll(async () => {
-    if (agent && agent.exitCode === null) agent.kill("SIGTERM");
-    await Promise.race([agentExit, sleep(8000)]);
+    await stopAgent(agent, agentExit);
     await server?.stop().catch(() => {});
-    const notes = res.cleanupSync();
-    process.removeListener("SIGINT", onSignal);
-    process.removeListener("SIGTERM", onSignal);
-    for (const n of notes) log(n);
-    const left = await sh("ip", ["netns", "list"]);
-    const ours = Object.values(NS).filter((n) => left.stdout.includes(n));
-    const links = await sh("ip", ["-o", "link", "show"]);
-    expect(ours, "namespaces left behind").toEqual([]);
-    expect(links.stdout.includes(`-${sfx}`), "links left behind in the root namespace").toBe(false);
+    await tearDownRun(res, log, Object.values(NS), sfx);
   }, 60_000);
 
   it("brings device A's tunnel up through the agent and pings the gateway", async () => {
