@@ -163,6 +163,9 @@ describe("POST /client-mfa/start and /finish", () => {
     expect(decryptSecret(l.preshared_key!)).toBe(psk);
     expect((await events("vpn_client_connected_mfa")).at(-1)).toMatchObject({ username: "mara", module: "vpn", device: "laptop", location: "Secure" });
     u.stream.cancel();
+    // The gateway's disconnect is logged once the server sees the cancel: wait for it, so the
+    // activity count below compares the refused call alone.
+    await until(async () => (await events("gateway_disconnected")).some((e) => e.description === "Gateway gw-secure disconnected"), "gateway disconnect recorded");
 
     // The login is spent: the same token again.
     expectError(await unchanged(() => finish({ token: s.json.token, code })), 400, MSG.sessionNotFound);
