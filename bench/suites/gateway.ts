@@ -22,7 +22,7 @@
  * (198.51.100.252/30), as in e2e/net; tunnel addresses are in 2001:db8::/32 (5,000+ peers do not
  * fit a documentation /24).
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { closeSync, openSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -30,9 +30,9 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import protobuf from "protobufjs";
 import { ensureBuild, E2E_DIST_DIR } from "../../e2e/setup/build";
-import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../../e2e/setup/server";
+import { freePort, makeTempDir, startServer, type RunningServer } from "../../e2e/setup/server";
 import { Api } from "../../e2e/net/api";
-import { must, netTestsUnavailable, pidAlive, Resources, sh, veth } from "../../e2e/net/netns";
+import { must, netTestsUnavailable, Resources, sh, stopConsoleSync, veth } from "../../e2e/net/netns";
 import { generateKeyPair } from "../../lib/wireguard/keys";
 import { formatIp, parseCidr } from "../../lib/net/ip";
 import { allocateMany } from "../../lib/wireguard/ip";
@@ -430,14 +430,7 @@ async function run(ctx: SuiteContext): Promise<Row[]> {
   const res = new Resources();
   res.dirs.push(dir);
   let server: RunningServer | null = null;
-  res.extra.push(() => {
-    const pid = server?.pid;
-    if (!pid || !pidAlive(pid)) return;
-    process.kill(pid, "SIGTERM");
-    const deadline = Date.now() + 12_000;
-    while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
-    if (pidAlive(pid)) killTree(pid, "SIGKILL");
-  });
+  res.extra.push(() => stopConsoleSync(server));
   const onExit = () => res.cleanupSync();
   process.once("exit", onExit);
   let db: pg.Client | null = null;

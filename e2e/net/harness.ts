@@ -4,28 +4,19 @@
  * gRPC listener on the root end of the gateway's veth, and the final check that nothing of this
  * run is left behind. What differs between the files (namespaces, links, the agent) stays there.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { chmodSync, closeSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import pg from "pg";
 import { afterEach, beforeEach, expect } from "vitest";
 import { ensureBuild, E2E_DIST_DIR } from "../setup/build";
-import { freePort, killTree, makeTempDir, startServer, type RunningServer } from "../setup/server";
+import { freePort, makeTempDir, startServer, type RunningServer } from "../setup/server";
 import { Api } from "./api";
-import { addNamespaces, pidAlive, sh, sleep, type Resources } from "./netns";
+import { addNamespaces, sh, sleep, stopConsoleSync, type Resources } from "./netns";
 
 type Log = (msg: string) => void;
 export type ConsoleOptions = Parameters<typeof startServer>[0];
 
-/** Exit-handler path: SIGTERM the console (it stops its PostgreSQL), then kill what is left of its tree. */
-export function stopConsoleSync(server: RunningServer | null): void {
-  const pid = server?.pid;
-  if (!pid || !pidAlive(pid)) return;
-  process.kill(pid, "SIGTERM");
-  const deadline = Date.now() + 12_000;
-  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
-  if (pidAlive(pid)) killTree(pid, "SIGKILL");
-}
 
 /** The SIGINT/SIGTERM handlers `cleanUpOnExit` installed for a run, for `tearDownRun` to take off. */
 const signalHandlers = new WeakMap<Resources, (sig: NodeJS.Signals) => void>();

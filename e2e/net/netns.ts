@@ -7,6 +7,7 @@
  */
 import { execFile, spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync } from "node:fs";
+import { killTree, type RunningServer } from "../setup/server";
 
 export interface Sh {
   stdout: string;
@@ -234,4 +235,14 @@ export async function until<T>(what: string, fn: () => Promise<T | null | undefi
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await sleep(everyMs);
   }
+}
+
+/** Exit-handler path: SIGTERM the console (it stops its PostgreSQL), then kill what is left of its tree. */
+export function stopConsoleSync(server: RunningServer | null): void {
+  const pid = server?.pid;
+  if (!pid || !pidAlive(pid)) return;
+  process.kill(pid, "SIGTERM");
+  const deadline = Date.now() + 12_000;
+  while (pidAlive(pid) && Date.now() < deadline) spawnSync("sleep", ["0.1"]);
+  if (pidAlive(pid)) killTree(pid, "SIGKILL");
 }
