@@ -104,7 +104,7 @@ test("sync states, drift, Reconcile now and propagation of a gateway that acknow
     await expect(threshold).toHaveValue("1000");
     await threshold.fill("0");
     await page.getByTestId("propagation-threshold-save").click();
-    await expect(page.getByTestId("propagation-threshold-form")).toContainText(message("en", "validation.invalidNumber"));
+    await expect(page.getByTestId("propagation-threshold-form")).toContainText(message("en", "validation.minValue"));
     await expect(threshold).toHaveAttribute("aria-invalid", "true");
     expect((await syncNow()).propagation_alert_ms).toBe(1000);
     await threshold.fill("1");

@@ -7,8 +7,8 @@ export const syncSettingsSchema = z.object({
   propagation_alert_ms: z
     .number(requiredOrType)
     .int({ error: V.invalidNumber })
-    .min(1, { error: V.invalidNumber })
-    .max(3_600_000, { error: V.invalidNumber }),
+    .min(1, { error: "minValue" })
+    .max(3_600_000, { error: "maxValue" }),
 });
 
 export type SyncSettingsInput = z.infer<typeof syncSettingsSchema>;

@@ -156,6 +156,7 @@ describe("revisions and acknowledgements", () => {
     r = await put({ auto_repair: false, propagation_alert_ms: -1 });
     expect(r.status).toBe(400);
     expect(r.json.field).toBe("propagation_alert_ms");
+    expect(r.json.msg).toMatch(/below the minimum/);
     overview = (await call((syncRoute as { GET: Handler }).GET, { jar: admin, params: { id: String(locationId) } })).json;
     expect(overview).toMatchObject({ auto_repair: true, propagation_alert_ms: 3_600_000 });
   });
