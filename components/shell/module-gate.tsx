@@ -4,7 +4,7 @@ import { redirect } from "next/navigation";
 import { getTranslations } from "next-intl/server";
 import { PowerOff } from "lucide-react";
 import { Button } from "@/components/ui/button";
-import type { ModuleName } from "@/lib/http/modules";
+import type { ModuleName } from "@/lib/auth/modules";
 import { getPageSession } from "@/lib/auth/page-guard";
 
 /**

@@ -4,7 +4,7 @@ import { z, type ZodType } from "zod";
 import en from "../../messages/en.json";
 import { AppError } from "../errors";
 import { findApiTokenSession, findSession, requireFreshProof, SESSION_COOKIE, XSRF_COOKIE, XSRF_HEADER, xsrfTokenFor, type Session } from "../auth/session";
-import { MODULE_DISABLED_MSG, moduleOfPath } from "./modules";
+import { MODULE_DISABLED_MSG, moduleOfPath } from "../auth/modules";
 import { safeEqual } from "../crypto";
 import { parseCookies } from "./cookies";
 import { isDatabaseUnavailable } from "../errors";

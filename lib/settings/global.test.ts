@@ -25,7 +25,7 @@ import { startOidcServer } from "@/tests/oidc-server";
 import pl from "@/messages/pl.json";
 import en from "@/messages/en.json";
 import { OPERATIONS } from "@/lib/openapi/operations";
-import { MODULE_DISABLED_MSG, MODULE_PREFIXES, moduleOfPath, type ModuleName } from "@/lib/http/modules";
+import { MODULE_DISABLED_MSG, MODULE_PREFIXES, moduleOfPath, type ModuleName } from "@/lib/auth/modules";
 import { GET as logoGet, POST as logoPost, DELETE as logoDelete } from "@/app/api/v1/branding/logo/[kind]/route";
 import { PUT as restorePut } from "@/app/api/v1/settings/[id]/route";
 import { GET as essentialsGet } from "@/app/api/v1/settings_essentials/route";
